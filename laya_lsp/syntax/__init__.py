@@ -1,0 +1,25 @@
+"""Syntax layer: when and how much to complete, and cleaning of every model candidate (tree-sitter, no MLX).
+
+    doc = SyntaxDocument(text, language_id, uri)       # keep one per open document
+    doc.apply_change((l0, c0), (l1, c1), new_text)      # each LSP incremental change, in order
+    plan = plan_completion(doc, offset, settings)       # complete? one line or a block? token budget
+    items = postprocess(doc, offset, raw_texts, plan)   # cleaned, checked, reranked candidates
+"""
+
+from .document import SyntaxDocument
+from .languages import language_for
+from .plan import CompletionPlan, SyntaxSettings, plan_completion
+from .postprocess import Candidate, PostprocessResult, Rejection, postprocess, postprocess_detailed
+
+__all__ = [
+    "Candidate",
+    "CompletionPlan",
+    "PostprocessResult",
+    "Rejection",
+    "SyntaxDocument",
+    "SyntaxSettings",
+    "language_for",
+    "plan_completion",
+    "postprocess",
+    "postprocess_detailed",
+]

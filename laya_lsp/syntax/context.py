@@ -1,0 +1,232 @@
+"""What surrounds the cursor: the facts both the completion plan and the post-processing rules read.
+
+Computed once per (document version, offset) and cached on the document, from local text only (a few lines
+around the cursor) plus a handful of tree lookups, so a request never walks the whole file.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import tree_sitter
+
+from .brackets import CLOSE_TO_OPEN, OPEN_TO_CLOSE
+from .document import SyntaxDocument
+from .languages import LanguageSpec
+
+_STRING_TYPES = frozenset({"string", "string_literal", "template_string", "raw_string_literal",
+                           "interpreted_string_literal", "char_literal", "character_literal", "rune_literal",
+                           "string_content", "string_fragment", "template_literal"})
+_PY_COMPOUND = frozenset({"def", "class", "if", "elif", "else", "for", "while", "try", "except", "finally",
+                          "with", "async", "match", "case"})
+_SCAN_LINES = 60  # lines either side of the cursor used to guess the indentation unit
+
+
+def leading_ws(line: str) -> str:
+    """The indentation of a line."""
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def width(indent: str) -> int:
+    """Display width of an indentation string (tabs count 4)."""
+    return len(indent.expandtabs(4))
+
+
+@dataclass(frozen=True)
+class CursorContext:
+    """The cursor's surroundings, as plain strings and flags."""
+
+    offset: int
+    line_prefix: str  # text of the cursor line before the cursor
+    line_suffix: str  # text of the cursor line after the cursor, without the line ending
+    eol: str  # the document's line ending ("\n" or "\r\n")
+    line_indent: str  # indentation of the cursor line
+    prev_line: str | None  # nearest non-blank line above the cursor line
+    next_lines: tuple[str, ...]  # up to four non-blank lines below the cursor line
+    indent_unit: str  # one level of indentation in this document
+    in_comment: bool
+    in_string: str | None  # the quote of the string literal the cursor is in, if any
+    opener_before: str | None  # the block/bracket opener ending the code right before the cursor
+    enclosing_closed: bool  # the bracket enclosing the cursor is already closed later in the document
+    empty_block: bool  # the syntax block around the cursor has no statements yet
+
+    @property
+    def prefix_blank(self) -> bool:
+        """True when only indentation precedes the cursor on its line."""
+        return not self.line_prefix.strip()
+
+    @property
+    def expected_indent(self) -> str:
+        """Indentation a new statement at the cursor should have."""
+        if not self.prefix_blank:
+            return self.line_indent
+        base = leading_ws(self.prev_line) if self.prev_line is not None else ""
+        return base + self.indent_unit if self.opener_before else base
+
+
+def _lines_around(text: str, offset: int) -> tuple[int, int]:
+    """Start of the cursor line and end of its content (before the line ending)."""
+    start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    end = len(text)
+    for sep in ("\n", "\r"):
+        found = text.find(sep, offset)
+        if found >= 0:
+            end = min(end, found)
+    return start, end
+
+
+def _indent_unit(lines: list[str]) -> str:
+    """Most common positive indentation step between neighbouring lines; tabs if lines start with tabs."""
+    steps: Counter[int] = Counter()
+    tabs = spaces = 0
+    previous = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        indent = leading_ws(line)
+        tabs += indent.startswith("\t")
+        spaces += indent.startswith(" ")
+        current = width(indent)
+        if current > previous:
+            steps[current - previous] += 1
+        previous = current
+    if tabs > spaces:
+        return "\t"
+    return " " * steps.most_common(1)[0][0] if steps else "    "
+
+
+def _ancestor(node: tree_sitter.Node | None, test: object) -> tree_sitter.Node | None:
+    while node is not None:
+        if test(node):  # type: ignore[operator]
+            return node
+        node = node.parent
+    return None
+
+
+def _is_comment(node: tree_sitter.Node) -> bool:
+    return "comment" in node.type
+
+
+def _is_string(node: tree_sitter.Node) -> bool:
+    return node.type in _STRING_TYPES
+
+
+def _comment_or_string(doc: SyntaxDocument, byte: int) -> tuple[bool, str | None]:
+    """Whether the byte offset lies inside a comment, or inside a string (and with which quote)."""
+    assert doc.tree is not None
+    root = doc.tree.root_node
+    node = root.descendant_for_byte_range(max(byte - 1, 0), byte)
+    comment = _ancestor(node, _is_comment)
+    if comment is not None and comment.start_byte < byte:
+        closed_block = doc.spec.block_comment and doc.data[:comment.end_byte].endswith(
+            doc.spec.block_comment[1].encode())
+        if byte < comment.end_byte or not closed_block:
+            return True, None
+    string = _ancestor(node, _is_string)
+    while string is not None and string.parent is not None and _is_string(string.parent):
+        string = string.parent
+    if string is not None and string.start_byte < byte:
+        last = string.children[-1] if string.child_count else None
+        if byte < string.end_byte or (last is not None and last.is_missing):
+            raw = doc.data[string.start_byte:string.start_byte + 8].decode("utf-8", "ignore")
+            quote = next((c for c in raw if c in "\"'`"), '"')
+            return False, quote
+    return False, None
+
+
+def _text_comment_or_string(prefix: str, spec: LanguageSpec) -> tuple[bool, str | None]:
+    """Fallback (no grammar): quotes and comment markers on the cursor line decide."""
+    open_quote: str | None = None
+    i = 0
+    while i < len(prefix):
+        ch = prefix[i]
+        if open_quote:
+            if ch == "\\":
+                i += 1
+            elif ch == open_quote:
+                open_quote = None
+        elif ch in spec.quotes:
+            open_quote = ch
+        elif spec.line_comment and prefix.startswith(spec.line_comment, i):
+            return True, None
+        i += 1
+    return False, open_quote
+
+
+def _opener_before(doc: SyntaxDocument, code: str, code_end: int) -> str | None:
+    """The opener (`{`, `(`, `[`, or `:` in Python) ending `code`, unless it is inside a comment or string."""
+    stripped = code.rstrip()
+    if not stripped:
+        return None
+    last = stripped[-1]
+    spec = doc.spec
+    if last == ":" and ":" in spec.block_openers:
+        first_word = stripped.split(None, 1)[0].rstrip(":")
+        if spec.indentation_syntax and first_word not in _PY_COMPOUND:
+            return None  # a slice, a dict entry or an annotation, not a block
+    elif last not in OPEN_TO_CLOSE:
+        return None
+    if doc.tree is not None:
+        byte = doc.byte_offset(code_end - (len(code) - len(stripped)) - 1)
+        node = doc.tree.root_node.descendant_for_byte_range(byte, byte + 1)
+        if _ancestor(node, lambda n: _is_comment(n) or _is_string(n)) is not None:
+            return None
+    return last
+
+
+def _enclosing_state(doc: SyntaxDocument, byte: int) -> tuple[bool, bool]:
+    """(is the innermost bracket around `byte` closed?, is the innermost syntax block around it empty?)"""
+    if doc.tree is None:
+        return True, False
+    node: tree_sitter.Node | None = doc.tree.root_node.descendant_for_byte_range(byte, byte)
+    closed: bool | None = None
+    empty = False
+    while node is not None and closed is None:
+        first = node.children[0] if node.child_count else None
+        if first is not None and first.type in OPEN_TO_CLOSE and first.start_byte < byte:
+            last = node.children[-1]
+            closed = (node.child_count > 1 and last.type in CLOSE_TO_OPEN and not last.is_missing
+                      and last.start_byte >= byte)
+            if node.type in doc.spec.block_types:
+                empty = not any(c.is_named and not _is_comment(c) for c in node.children)
+        node = node.parent
+    return (True if closed is None else closed), empty
+
+
+def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
+    """The cursor's surroundings for `offset` (a `str` index), cached per document version."""
+    cached = doc.memo.get(("context", offset))
+    if isinstance(cached, CursorContext):
+        return cached
+    text = doc.text
+    offset = max(0, min(offset, len(text)))
+    start, end = _lines_around(text, offset)
+    eol = "\r\n" if text.find("\r\n", max(0, start - 2), end + 2) >= 0 or "\r\n" in text[:2000] else "\n"
+    before = text[max(0, start - 4000):start].splitlines()[-_SCAN_LINES:]
+    after = text[end:end + 4000].splitlines()[1:_SCAN_LINES]
+    prev_line = next((ln for ln in reversed(before) if ln.strip()), None)
+    next_lines = tuple(ln for ln in after if ln.strip())[:4]
+    line_prefix, line_suffix = text[start:offset], text[offset:end]
+    spec = doc.spec
+    byte = doc.byte_offset(offset)
+    if doc.tree is not None:
+        in_comment, in_string = _comment_or_string(doc, byte)
+    else:
+        in_comment, in_string = _text_comment_or_string(line_prefix, spec)
+    if line_prefix.strip():
+        opener = _opener_before(doc, line_prefix, offset)
+    elif prev_line is not None:
+        prev_end = text.rfind(prev_line, 0, start) + len(prev_line)
+        opener = _opener_before(doc, prev_line, prev_end)
+    else:
+        opener = None
+    closed, empty = _enclosing_state(doc, byte)
+    context = CursorContext(
+        offset=offset, line_prefix=line_prefix, line_suffix=line_suffix, eol=eol,
+        line_indent=leading_ws(text[start:end]), prev_line=prev_line, next_lines=next_lines,
+        indent_unit=_indent_unit(before + [text[start:end]] + after), in_comment=in_comment,
+        in_string=in_string, opener_before=opener, enclosing_closed=closed, empty_block=empty,
+    )
+    doc.memo[("context", offset)] = context
+    return context

@@ -1,0 +1,168 @@
+"""An open document: its text, its tree-sitter tree, and incremental updates from LSP change events.
+
+LSP positions are (line, UTF-16 code unit) pairs and lines end at `\\n`, `\\r\\n` or `\\r`; tree-sitter wants
+UTF-8 byte offsets and (row, byte column) points with rows split at `\\n` only. This module is the one place that
+converts between the two, so the rest of the package works in `str` indices or bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+import tree_sitter
+
+from .languages import LanguageSpec, language_for, new_parser, spec_for
+
+_EOL = re.compile(r"\r\n|\r|\n")
+
+
+def encode(text: str) -> bytes:
+    """UTF-8 bytes of `text`; lone surrogates pass through instead of raising mid-edit."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def ts_point(data: bytes, byte_offset: int) -> tuple[int, int]:
+    """tree-sitter's (row, byte column) of a byte offset: rows are split at `\\n` only."""
+    row = data.count(b"\n", 0, byte_offset)
+    return row, byte_offset - (data.rfind(b"\n", 0, byte_offset) + 1)
+
+
+def point_after(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
+    """The point reached by inserting `inserted` at point `start`."""
+    newlines = inserted.count(b"\n")
+    if newlines == 0:
+        return start[0], start[1] + len(inserted)
+    return start[0] + newlines, len(inserted) - inserted.rfind(b"\n") - 1
+
+
+def utf16_to_index(line: str, column: int) -> int:
+    """Index in `line` of a UTF-16 column; past the end clamps, inside a surrogate pair rounds down."""
+    if column <= 0:
+        return 0
+    if line.isascii():
+        return min(column, len(line))
+    units = 0
+    for index, char in enumerate(line):
+        width = 2 if ord(char) > 0xFFFF else 1
+        if units + width > column:
+            return index
+        units += width
+    return len(line)
+
+
+class SyntaxDocument:
+    """Text plus tree of one open document, kept in sync by `apply_change` (incremental reparse)."""
+
+    def __init__(self, text: str, language_id: str = "", uri: str = "") -> None:
+        self.language: str | None = language_for(language_id, uri)
+        self.spec: LanguageSpec = spec_for(language_id, uri)
+        self._parser: tree_sitter.Parser | None = new_parser(self.language) if self.language else None
+        self.tree: tree_sitter.Tree | None = None
+        self.version = 0
+        # Per-version scratch space (cursor context, error counts) so plan and post-processing share work.
+        self.memo: dict[object, object] = {}
+        self._text = ""
+        self._bytes = b""
+        self._ascii = True
+        self._starts: list[int] | None = None
+        self.set_text(text)
+
+    # -- text and positions -------------------------------------------------------------------------------
+    @property
+    def text(self) -> str:
+        """The current document text."""
+        return self._text
+
+    @property
+    def data(self) -> bytes:
+        """The current document text as UTF-8 (what the tree was parsed from)."""
+        return self._bytes
+
+    @property
+    def parser(self) -> tree_sitter.Parser | None:
+        """The document's parser (None in fallback mode); used to reparse candidate insertions."""
+        return self._parser
+
+    def _line_starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = [0] + [m.end() for m in _EOL.finditer(self._text)]
+        return self._starts
+
+    def offset_at(self, line: int, utf16_col: int) -> int:
+        """`str` index of an LSP position; lines past the end map to the end of the text."""
+        starts = self._line_starts()
+        if line < 0:
+            return 0
+        if line >= len(starts):
+            return len(self._text)
+        start = starts[line]
+        end = starts[line + 1] if line + 1 < len(starts) else len(self._text)
+        content = self._text[start:end].rstrip("\r\n") if end > start else ""
+        return start + utf16_to_index(content, utf16_col)
+
+    def position_at(self, offset: int) -> tuple[int, int]:
+        """LSP (line, UTF-16 column) of a `str` index."""
+        offset = max(0, min(offset, len(self._text)))
+        starts = self._line_starts()
+        line = bisect_right(starts, offset) - 1
+        prefix = self._text[starts[line]:offset]
+        return line, len(prefix) + sum(1 for c in prefix if ord(c) > 0xFFFF)
+
+    def byte_offset(self, offset: int) -> int:
+        """UTF-8 byte offset of a `str` index."""
+        return offset if self._ascii else len(encode(self._text[:offset]))
+
+    def index_of_byte(self, byte_offset: int) -> int:
+        """`str` index of a UTF-8 byte offset (a cut inside a character rounds down)."""
+        if self._ascii:
+            return byte_offset
+        return len(self._bytes[:byte_offset].decode("utf-8", "ignore"))
+
+    # -- changes --------------------------------------------------------------------------------------------
+    def set_text(self, text: str) -> None:
+        """Replace the whole text (full-sync change) and parse from scratch."""
+        self._text = text
+        self._bytes = encode(text)
+        self._ascii = text.isascii()
+        self._starts = None
+        self.version += 1
+        self.memo.clear()
+        self.tree = self._parser.parse(self._bytes) if self._parser else None
+
+    def apply_change(self, start: tuple[int, int], end: tuple[int, int], new_text: str) -> None:
+        """Apply one LSP incremental change (range in line/UTF-16 columns) and reparse incrementally."""
+        lo, hi = self.offset_at(*start), self.offset_at(*end)
+        if hi < lo:
+            lo, hi = hi, lo
+        self.replace(lo, hi, new_text)
+
+    def replace(self, lo: int, hi: int, new_text: str) -> None:
+        """Replace `text[lo:hi]` (str indices) with `new_text`, editing the old tree so the parser reuses it."""
+        old_bytes = self._bytes
+        start_byte = self.byte_offset(lo)
+        old_end_byte = self.byte_offset(hi)
+        inserted = encode(new_text)
+        self._text = self._text[:lo] + new_text + self._text[hi:]
+        self._bytes = old_bytes[:start_byte] + inserted + old_bytes[old_end_byte:]
+        self._ascii = self._ascii and new_text.isascii()
+        self._starts = None
+        self.version += 1
+        self.memo.clear()
+        if self._parser is None or self.tree is None:
+            return
+        start_point = ts_point(old_bytes, start_byte)
+        self.tree.edit(
+            start_byte=start_byte,
+            old_end_byte=old_end_byte,
+            new_end_byte=start_byte + len(inserted),
+            start_point=start_point,
+            old_end_point=ts_point(old_bytes, old_end_byte),
+            new_end_point=point_after(start_point, inserted),
+        )
+        self.tree = self._parser.parse(self._bytes, self.tree)
+
+    # -- syntax ---------------------------------------------------------------------------------------------
+    def has_errors(self) -> bool:
+        """True when the tree holds ERROR or MISSING nodes (always False in fallback mode)."""
+        return bool(self.tree is not None and self.tree.root_node.has_error)

@@ -1,0 +1,104 @@
+"""Per request: complete at all, and one line or a block? The answer feeds the engine's stop rules and budget."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .context import CursorContext, cursor_context, leading_ws, width
+from .document import SyntaxDocument
+
+# What may follow the cursor on its line and still allow a completion: closers the editor auto-inserted.
+_ALLOWED_AFTER = frozenset(")]}>\"'`;,: \t")
+
+
+@dataclass(frozen=True)
+class SyntaxSettings:
+    """User-facing knobs (expose under `initializationOptions.syntax` / `laya.syntax`)."""
+
+    complete_in_comments: bool = True  # comments are prose the model writes well; single line there
+    complete_in_strings: bool = True  # string contents (messages, SQL, paths) are often predictable
+    multiline: bool = True  # allow block completions at all
+    max_lines: int = 12  # cap for a block completion
+    single_line_max_tokens: int = 64
+    multi_line_max_tokens: int = 256
+    reject_new_errors: bool = True  # drop candidates that add syntax errors (grammar languages only)
+
+
+@dataclass(frozen=True)
+class CompletionPlan:
+    """The decision for one request.
+
+    `stop_at_newline`: the engine may stop decoding at the first newline that follows non-blank output (a
+    leading newline is allowed so a completion can start on the next line). `max_tokens` is the token budget.
+    """
+
+    complete: bool
+    reason: str
+    multiline: bool = False
+    max_lines: int = 1
+    stop_at_newline: bool = True
+    max_tokens: int = 64
+    indent: str = ""  # indentation new code at the cursor should have
+    in_comment: bool = False
+    in_string: bool = False
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char in "_$"
+
+
+def _body_is_empty(ctx: CursorContext) -> bool:
+    """True when nothing deeper than the opener line follows it (the block has no statements yet)."""
+    opener_line = ctx.line_prefix if not ctx.prefix_blank else (ctx.prev_line or "")
+    if not ctx.next_lines:
+        return True
+    return width(leading_ws(ctx.next_lines[0])) <= width(leading_ws(opener_line))
+
+
+def _skip(reason: str, ctx: CursorContext) -> CompletionPlan:
+    return CompletionPlan(False, reason, in_comment=ctx.in_comment, in_string=ctx.in_string is not None)
+
+
+def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings | None = None) -> CompletionPlan:
+    """Decide whether to complete at `offset` (a `str` index) and whether to ask for one line or a block.
+
+    Reasons when `complete` is False: `in_comment`, `in_string` (disabled by settings), `mid_word` (a word
+    character right after the cursor), `code_after_cursor` (code other than closing brackets, quotes, `;`, `,`
+    follows on the line). When True: `in_comment`, `in_string`, `empty_document`, `empty_block`,
+    `after_block_opener`, `after_bracket` (these last four are multi-line) or `single_line`.
+    """
+    settings = settings or SyntaxSettings()
+    ctx = cursor_context(doc, offset)
+    if ctx.in_comment and not settings.complete_in_comments:
+        return _skip("in_comment", ctx)
+    if ctx.in_string is not None and not settings.complete_in_strings:
+        return _skip("in_string", ctx)
+    suffix = ctx.line_suffix
+    if suffix and _is_word_char(suffix[0]):
+        return _skip("mid_word", ctx)
+    if any(char not in _ALLOWED_AFTER for char in suffix):
+        return _skip("code_after_cursor", ctx)
+
+    single = CompletionPlan(
+        True, "single_line", max_tokens=settings.single_line_max_tokens, indent=ctx.expected_indent,
+        in_comment=ctx.in_comment, in_string=ctx.in_string is not None,
+    )
+    if ctx.in_comment or ctx.in_string is not None:
+        return CompletionPlan(**{**single.__dict__, "reason": "in_comment" if ctx.in_comment else "in_string"})
+    if not settings.multiline:
+        return single
+
+    reason: str | None = None
+    if not doc.text.strip():
+        reason = "empty_document"
+    elif ctx.empty_block:
+        reason = "empty_block"
+    elif ctx.opener_before is not None and _body_is_empty(ctx) and not (
+            ctx.opener_before in "([" and ctx.line_suffix.strip()):  # `foo(█)`: arguments fit on the line
+        reason = "after_bracket" if ctx.opener_before in "([" else "after_block_opener"
+    if reason is None:
+        return single
+    return CompletionPlan(
+        True, reason, multiline=True, max_lines=settings.max_lines, stop_at_newline=False,
+        max_tokens=settings.multi_line_max_tokens, indent=ctx.expected_indent,
+    )

@@ -1,0 +1,165 @@
+"""Turn raw model candidates into completions: clean each with the text rules, check its syntax, rerank.
+
+Order per candidate: text rules (cut, indentation, repeats, auto-closed tails, trim) → drop blanks and
+duplicates → syntax check → if rejected, fixes (balance brackets, stop at the outer closer, drop trailing
+lines) until one passes. Candidates valid as-is rank above fixed ones; model order breaks ties.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from . import rules
+from .context import CursorContext, cursor_context
+from .document import SyntaxDocument
+from .plan import CompletionPlan, SyntaxSettings
+from .validate import CandidateChecker
+
+MAX_CHECKS_PER_REQUEST = 16  # parses per request, fixes included: bounds the latency
+
+
+@dataclass
+class Candidate:
+    """A cleaned completion: `text` is inserted at the cursor offset."""
+
+    text: str
+    source_index: int  # position of the raw candidate in the model's list
+    rank: int = 0  # 0 = best, after reranking
+    score: float = 1.0  # 1.0 valid as-is, 0.5 fixed; minus 0.01 per model rank
+    fixed: bool = False  # a fix (not just a cut) was needed to make it valid
+    valid: bool | None = None  # passed the syntax check; None where no grammar could check it
+    errors_after: int | None = None  # error nodes in the checked window after insertion
+    rules: list[str] = field(default_factory=list)  # rules that changed the text, in order
+
+
+@dataclass
+class Rejection:
+    """A raw candidate that produced no completion, and why (`blank`, `duplicate`, `syntax_error`)."""
+
+    raw: str
+    source_index: int
+    reason: str
+    rules: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PostprocessResult:
+    """Accepted candidates (best first) and the rejected ones, for stats and benchmarks."""
+
+    candidates: list[Candidate]
+    rejected: list[Rejection]
+
+
+def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocument) -> tuple[str, list[str]]:
+    """Apply the text rules in order, recording the ones that changed something."""
+    spec = doc.spec
+    applied: list[str] = []
+    text = raw.replace("\r\n", "\n")
+    steps: list[tuple[str, Callable[[str], str]]] = []
+    if not plan.multiline:
+        steps.append(("single_line", rules.cut_single_line))
+    steps += [
+        ("indent", lambda t: rules.fix_first_line_indent(t, ctx)),
+        ("indent_chars", lambda t: rules.normalize_indent_chars(t, ctx)),
+    ]
+    if plan.multiline:
+        steps += [
+            ("block_end", lambda t: rules.cut_at_block_end(t, ctx, spec)),
+            ("max_lines", lambda t: rules.cut_max_lines(t, plan.max_lines)),
+        ]
+    steps += [
+        ("repeats_next_lines", lambda t: rules.cut_repeated_next_lines(t, ctx, spec)),
+        ("auto_closed", lambda t: rules.remove_suffix_overlap(t, ctx, spec)),
+        ("trim", lambda t: rules.trim_trailing(t, ctx)),
+        ("newline_before_closer", lambda t: rules.newline_before_closer(t, ctx)),
+    ]
+    for name, rule in steps:
+        changed = rule(text)
+        if changed != text:
+            applied.append(name)
+            text = changed
+    return text, applied
+
+
+def _fixes(text: str, ctx: CursorContext, doc: SyntaxDocument) -> list[tuple[str, str]]:
+    """Candidate repairs in order of preference, each as (rule name, repaired text)."""
+    spec = doc.spec
+    out = [("balance_brackets", rules.balance_brackets(text, spec)),
+           ("cut_at_outer_closer", rules.cut_at_outer_closer(text, ctx, spec))]
+    shorter = text
+    for _ in range(3):
+        shorter = rules.drop_last_line(shorter)
+        if not shorter.strip():
+            break
+        out.append(("drop_last_line", shorter))
+        out.append(("drop_last_line+balance_brackets", rules.balance_brackets(shorter, spec)))
+    seen = {text}
+    unique = []
+    for name, fixed in out:
+        if fixed.strip() and fixed not in seen:
+            seen.add(fixed)
+            unique.append((name, fixed))
+    return unique
+
+
+def postprocess_detailed(doc: SyntaxDocument, offset: int, candidates: list[str], plan: CompletionPlan,
+                         settings: SyntaxSettings | None = None) -> PostprocessResult:
+    """Clean, check and rerank raw candidates for insertion at `offset`; also report the rejected ones."""
+    settings = settings or SyntaxSettings()
+    ctx = cursor_context(doc, offset)
+    checker = CandidateChecker(doc, offset) if (doc.tree is not None and settings.reject_new_errors) else None
+    accepted: list[Candidate] = []
+    rejected: list[Rejection] = []
+    seen: set[str] = set()
+    for index, raw in enumerate(candidates):
+        text, applied = _clean(raw, ctx, plan, doc)
+        if ctx.eol != "\n" and "\n" in text:
+            text = text.replace("\n", ctx.eol)
+            applied.append("line_endings")
+        if not text.strip():
+            rejected.append(Rejection(raw, index, "blank", applied))
+            continue
+        if text in seen:
+            rejected.append(Rejection(raw, index, "duplicate", applied))
+            continue
+        candidate = Candidate(text, index, rules=applied)
+        if checker is None:
+            if doc.tree is None:
+                balanced = rules.balance_brackets(text, doc.spec)
+                if balanced != text:
+                    candidate.text, candidate.fixed = balanced, True
+                    applied.append("balance_brackets")
+        else:
+            verdict = checker.check(text)
+            if not verdict.accepted:
+                for name, fixed_text in _fixes(text, ctx, doc):
+                    if checker.checks >= MAX_CHECKS_PER_REQUEST:
+                        break
+                    fixed_verdict = checker.check(fixed_text)
+                    if fixed_verdict.accepted:
+                        verdict = fixed_verdict
+                        candidate.text, candidate.fixed = fixed_text, True
+                        applied.append(name)
+                        break
+            if not verdict.accepted:
+                rejected.append(Rejection(raw, index, "syntax_error", applied))
+                continue
+            candidate.valid, candidate.errors_after = True, verdict.errors_after
+        if candidate.text in seen:
+            rejected.append(Rejection(raw, index, "duplicate", applied))
+            continue
+        seen.add(candidate.text)
+        seen.add(text)
+        candidate.score = (0.5 if candidate.fixed else 1.0) - 0.01 * index
+        accepted.append(candidate)
+    accepted.sort(key=lambda c: (c.fixed, c.source_index))
+    for rank, candidate in enumerate(accepted):
+        candidate.rank = rank
+    return PostprocessResult(accepted, rejected)
+
+
+def postprocess(doc: SyntaxDocument, offset: int, candidates: list[str], plan: CompletionPlan,
+                settings: SyntaxSettings | None = None) -> list[Candidate]:
+    """Clean, check and rerank raw candidates for insertion at `offset` (best first)."""
+    return postprocess_detailed(doc, offset, candidates, plan, settings).candidates
