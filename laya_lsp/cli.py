@@ -1,0 +1,128 @@
+"""The `laya-lsp` command: serve LSP (stdio or loopback TCP), complete one position, or diagnose the setup."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import logging
+import sys
+from pathlib import Path
+
+from . import __version__
+from .blas import reexec_with_fast_blas
+
+LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", help="mlx-lm model directory or Hugging Face repo id (default: LAYA_MODEL, "
+                   "else the embedded model)")
+    p.add_argument("--allow-download", action="store_true",
+                   help="let a Hugging Face repo id be downloaded (default: offline, local cache only)")
+    p.add_argument("--settings", metavar="JSON", help="laya settings as a JSON object, e.g. '{\"candidates\": 3}'")
+    p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                   help="log level for stderr (default WARNING)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="laya-lsp",
+        description="Local, low-latency code completions and decisions from an MLX model over LSP. "
+        "With no command, serves LSP over stdio.",
+    )
+    parser.add_argument("--version", action="version", version=f"laya-lsp {__version__}")
+    sub = parser.add_subparsers(dest="command")
+
+    serve = sub.add_parser("serve", help="serve LSP over stdio (default) or TCP")
+    serve.add_argument("--stdio", action="store_true", help="serve over stdin/stdout (the default)")
+    serve.add_argument("--tcp", action="store_true", help="serve over TCP instead of stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="TCP host (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
+    serve.add_argument("--allow-remote", action="store_true",
+                       help="allow a non-loopback --host (the protocol has no authentication: use with care)")
+    _add_model_options(serve)
+
+    comp = sub.add_parser("complete", help="print candidates and timings for one position, without an editor")
+    comp.add_argument("location", metavar="FILE:LINE:COL", help="1-based line and column (characters)")
+    comp.add_argument("--inline", action="store_true", help="ask as inline completion (may span lines)")
+    comp.add_argument("--repeat", type=int, default=1, help="ask N times (shows cache reuse), default 1")
+    comp.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _add_model_options(comp)
+
+    doctor = sub.add_parser("doctor", help="report platform, MLX device, BLAS, threads, memory and model")
+    doctor.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _add_model_options(doctor)
+    return parser
+
+
+def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from .config import Settings, SettingsError, parse_settings
+
+    raw = {}
+    if getattr(args, "settings", None):
+        try:
+            raw = json.loads(args.settings)
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"laya-lsp: --settings is not valid JSON: {exc}") from None
+    if getattr(args, "model", None):
+        raw["model"] = args.model
+    if getattr(args, "allow_download", False):
+        raw["allowDownload"] = True
+    try:
+        return parse_settings(raw, Settings())
+    except SettingsError as exc:
+        raise SystemExit(f"laya-lsp: {exc}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    reexec_with_fast_blas(argv)
+    raw = list(sys.argv[1:] if argv is None else argv)
+    if not raw or raw[0] not in ("serve", "complete", "doctor", "-h", "--help", "--version"):
+        raw = ["serve", *raw]  # no command: serve over stdio, taking serve's options
+    args = build_parser().parse_args(raw)
+    command = args.command
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if command == "serve":
+        return serve(args)
+    if command == "complete":
+        from .complete_cli import run_complete
+
+        return run_complete(args, _settings(args))
+    if command == "doctor":
+        from .doctor import run_doctor
+
+        return run_doctor(args, _settings(args))
+    return 2
+
+
+def serve(args: argparse.Namespace) -> int:
+    if args.tcp and not is_loopback(args.host) and not args.allow_remote:
+        print(f"laya-lsp: refusing to listen on non-loopback host {args.host!r} without --allow-remote",
+              file=sys.stderr)
+        return 2
+    from .lsp import create_server
+
+    server = create_server(_settings(args))
+    try:
+        if args.tcp:
+            server.start_tcp(args.host, args.port)
+        else:
+            server.start_io()
+    finally:
+        server.engine.shutdown()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

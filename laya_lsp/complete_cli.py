@@ -1,0 +1,76 @@
+"""`laya-lsp complete FILE:LINE:COL`: candidates and the timing breakdown for one position, no editor needed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from .config import Settings
+from .engine import CompletionRequest, Engine, ModelLoadError
+
+BREAKDOWN = ["queue_ms", "debounce_ms", "prompt_tokens", "reused_tokens", "prefill_ms", "decode_tokens",
+             "decode_ms", "postprocess_ms", "total_ms"]
+
+
+def parse_location(loc: str) -> tuple[Path, int, int]:
+    """FILE:LINE:COL with 1-based line and column (in characters)."""
+    try:
+        path, line, col = loc.rsplit(":", 2)
+        return Path(path), int(line), int(col)
+    except ValueError:
+        raise SystemExit(f"laya-lsp: expected FILE:LINE:COL, got {loc!r}") from None
+
+
+def offset_of(text: str, line: int, col: int) -> int:
+    lines = text.splitlines(keepends=True)
+    if line < 1 or line > len(lines) + 1:
+        raise SystemExit(f"laya-lsp: line {line} is outside the file (1..{len(lines)})")
+    start = sum(len(x) for x in lines[: line - 1])
+    body = lines[line - 1].rstrip("\r\n") if line <= len(lines) else ""
+    if col < 1 or col > len(body) + 1:
+        raise SystemExit(f"laya-lsp: column {col} is outside line {line} (1..{len(body) + 1})")
+    return start + col - 1
+
+
+def run_complete(args: argparse.Namespace, settings: Settings) -> int:
+    path, line, col = parse_location(args.location)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"laya-lsp: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    offset = offset_of(text, line, col)
+    engine = Engine(settings.engine())
+    t0 = time.perf_counter()
+    try:
+        lm = engine.load(settings.model or None, settings.allow_download)
+    except ModelLoadError as exc:
+        print(f"laya-lsp: model not loaded: {exc}", file=sys.stderr)
+        return 1
+    load_ms = (time.perf_counter() - t0) * 1000
+    runs = []
+    for _ in range(max(1, args.repeat)):
+        req = CompletionRequest(doc_id=str(path), text=text, offset=offset, kind="inline" if args.inline else "completion",
+                                max_lines=settings.inline_max_lines if args.inline else 1, debounce=False)
+        runs.append(engine.complete(req).future.result())
+    engine.shutdown()
+    if args.json:
+        print(json.dumps({
+            "model": {"name": lm.name, "path": lm.path, "fim": lm.fim.name, "layout": lm.fim.preferred_layout,
+                      "load_ms": round(load_ms, 1), **lm.timings},
+            "runs": [{"candidates": [c.__dict__ for c in r.candidates], "stats": r.stats.to_dict()} for r in runs],
+        }, indent=2))
+        return 0
+    print(f"model {lm.name} ({lm.fim.name}/{lm.fim.preferred_layout}) loaded+warmed in {load_ms:.0f} ms")
+    for i, r in enumerate(runs, 1):
+        st = r.stats.to_dict()
+        print(f"run {i}: " + "  ".join(f"{k}={st[k]:.1f}" if isinstance(st[k], float) else f"{k}={st[k]}"
+                                       for k in BREAKDOWN))
+        for rank, c in enumerate(r.candidates, 1):
+            print(f"  {rank}. {c.text!r}  (logprob {c.logprob:.2f}, {c.tokens} tokens)")
+        if not r.candidates:
+            print(f"  (no candidates: {r.stats.status}{' ' + r.stats.error if r.stats.error else ''})")
+    return 0

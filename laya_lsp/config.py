@@ -1,0 +1,166 @@
+"""The `laya` settings: typed, fully defaulted, validated in one place.
+
+Read from `initializationOptions` and `workspace/didChangeConfiguration` (section `laya`), with camelCase keys
+as editors write them. Unknown keys are reported, never silently dropped into the code.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any
+
+import cattrs
+from cattrs.gen import make_dict_structure_fn, override
+
+from .engine import EngineSettings
+
+
+@dataclass
+class FallbackSettings:
+    """Hand-off of low-confidence work to a bigger model on an OpenAI-compatible server (off when url is empty)."""
+
+    url: str = ""
+    model: str = ""
+    threshold: float = 0.5
+    timeout_ms: int = 3000
+    api_key: str = ""
+
+
+@dataclass
+class Settings:
+    """Every documented configuration key (README, "Configuration")."""
+
+    model: str = ""  # local mlx-lm directory or Hugging Face repo id; empty = embedded default model
+    allow_download: bool = False
+    candidates: int = 5
+    max_tokens: int = 48
+    debounce_ms: int = 30
+    context_tokens: int = 1024
+    threads: int = 0  # 0 = leave MLX/BLAS thread defaults
+    cache_budget_mb: float = 512.0
+    prefill_chunk: int = 128
+    inline_max_lines: int = 8
+    complete_in_comments: bool = True
+    complete_in_strings: bool = True
+    decision_tokens: int = 256
+    decision_threshold: float = 0.5
+    fallback: FallbackSettings = field(default_factory=FallbackSettings)
+
+    def engine(self) -> EngineSettings:
+        return EngineSettings(
+            candidates=self.candidates,
+            max_tokens=self.max_tokens,
+            context_tokens=self.context_tokens,
+            prefill_chunk=self.prefill_chunk,
+            cache_budget_mb=self.cache_budget_mb,
+            debounce_ms=float(self.debounce_ms),
+        )
+
+
+LIMITS: dict[str, tuple[float, float]] = {
+    "candidates": (1, 10),
+    "max_tokens": (1, 1024),
+    "debounce_ms": (0, 2000),
+    "context_tokens": (32, 32768),
+    "threads": (0, 256),
+    "cache_budget_mb": (1, 65536),
+    "prefill_chunk": (8, 4096),
+    "inline_max_lines": (1, 200),
+    "decision_tokens": (16, 8192),
+    "decision_threshold": (0.0, 1.0),
+}
+
+
+_SPELLINGS = {"cache_budget_mb": "cacheBudgetMB"}
+
+
+def _camel(name: str) -> str:
+    if name in _SPELLINGS:
+        return _SPELLINGS[name]
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+def _converter() -> cattrs.Converter:
+    conv = cattrs.Converter(forbid_extra_keys=True)
+    for cls in (FallbackSettings, Settings):  # nested class first: the outer hook captures its hook
+        overrides = {f.name: override(rename=_camel(f.name)) for f in fields(cls)}
+        conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides))
+    return conv
+
+
+_CONVERTER = _converter()
+
+
+class SettingsError(ValueError):
+    """Invalid configuration: the message says which key and why."""
+
+
+def _accept_snake_case(raw: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        k = _camel(key) if "_" in key else key
+        out[k] = _accept_snake_case(value) if isinstance(value, dict) else value
+    return out
+
+
+def parse_settings(raw: Any, base: Settings | None = None) -> Settings:
+    """Merge `raw` (the `laya` object) over `base`; raises SettingsError naming the bad key."""
+    base = base or Settings()
+    if raw is None:
+        return base
+    if not isinstance(raw, dict):
+        raise SettingsError(f"laya settings must be an object, got {type(raw).__name__}")
+    if "laya" in raw and isinstance(raw["laya"], dict) and len(raw) == 1:
+        raw = raw["laya"]
+    merged = _unstructure(base)
+    for k, v in _accept_snake_case(raw).items():
+        if k == "fallback" and isinstance(v, dict):
+            merged["fallback"] = {**merged["fallback"], **v}
+        else:
+            merged[k] = v
+    try:
+        settings = _CONVERTER.structure(merged, Settings)
+    except cattrs.ClassValidationError as exc:
+        msgs = cattrs.transform_error(exc, path="laya")
+        raise SettingsError("; ".join(msgs)) from None
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(str(exc)) from None
+    _check_types_and_limits(merged, settings)
+    return settings
+
+
+def _check_types_and_limits(raw: dict[str, Any], s: Settings) -> None:
+    for f in fields(Settings):
+        v = raw.get(_camel(f.name))
+        # cattrs coerces "5" to 5 and 1.5 to 1; editors' JSON should say what it means.
+        if f.type in ("int", "float") and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise SettingsError(f"laya.{_camel(f.name)} must be a number, got {v!r}")
+        if f.type == "bool" and not isinstance(v, bool):
+            raise SettingsError(f"laya.{_camel(f.name)} must be true or false, got {v!r}")
+        if f.type == "str" and not isinstance(v, str):
+            raise SettingsError(f"laya.{_camel(f.name)} must be a string, got {v!r}")
+        if f.name in LIMITS:
+            lo, hi = LIMITS[f.name]
+            value = getattr(s, f.name)
+            if not lo <= value <= hi:
+                raise SettingsError(f"laya.{_camel(f.name)} must be between {lo:g} and {hi:g}, got {value!r}")
+
+
+def _unstructure(s: Any) -> dict[str, Any]:
+    if is_dataclass(s):
+        return {_camel(f.name): _unstructure(getattr(s, f.name)) for f in fields(s)}
+    return s
+
+
+def settings_from_env(base: Settings) -> Settings:
+    """LAYA_MODEL overrides the model (used when no --model and no initialization option names one)."""
+    env_model = os.environ.get("LAYA_MODEL")
+    return replace(base, model=env_model) if env_model and not base.model else base
+
+
+def documented_keys() -> list[str]:
+    keys = [_camel(f.name) for f in fields(Settings) if f.name != "fallback"]
+    keys += ["fallback." + _camel(f.name) for f in fields(FallbackSettings)]
+    return keys

@@ -1,0 +1,82 @@
+"""`laya-lsp doctor`: what this machine gives the model (platform, device, BLAS, threads, memory, model)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from typing import Any
+
+from .blas import PRELOADED_MARK, active_blas, blas_threads, find_openblas
+from .config import Settings
+
+
+def _matmul_ms(n: int = 512, reps: int = 5) -> float:
+    import mlx.core as mx
+
+    a = mx.random.normal((n, n))
+    b = mx.random.normal((n, n))
+    mx.eval(a @ b)
+    t = time.perf_counter()
+    for _ in range(reps):
+        mx.eval(a @ b)
+    return (time.perf_counter() - t) / reps * 1000
+
+
+def collect(settings: Settings) -> dict[str, Any]:
+    import mlx.core as mx
+    import psutil
+
+    from .engine.model import ModelLoadError, resolve_model
+
+    vm = psutil.virtual_memory()
+    info: dict[str, Any] = {
+        "laya_lsp": __import__("laya_lsp").__version__,
+        "python": sys.version.split()[0],
+        "platform": f"{platform.system()} {platform.release()} {platform.machine()}",
+        "cpu_count": os.cpu_count(),
+        "mlx": getattr(mx, "__version__", "?"),
+        "mlx_device": str(mx.default_device()),
+        "blas": active_blas(),
+        "blas_library_found": find_openblas(),
+        "blas_preloaded_by_laya": os.environ.get(PRELOADED_MARK),
+        "blas_threads": blas_threads(),
+        "thread_env": {k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MLX_NUM_THREADS")
+                       if k in os.environ},
+        "memory_total_gb": round(vm.total / 2**30, 1),
+        "memory_available_gb": round(vm.available / 2**30, 1),
+        "matmul_512_fp32_ms": round(_matmul_ms(), 2),
+    }
+    try:
+        path = resolve_model(settings.model or None, settings.allow_download)
+        cfg = json.loads((path / "config.json").read_text())
+        info["model"] = {
+            "spec": settings.model or "(embedded default)",
+            "path": str(path),
+            "model_type": cfg.get("model_type"),
+            "hidden_size": cfg.get("hidden_size"),
+            "layers": cfg.get("num_hidden_layers"),
+            "weights_mb": round(sum(p.stat().st_size for p in path.glob("*.safetensors")) / 2**20, 1),
+        }
+    except ModelLoadError as exc:
+        info["model"] = {"spec": settings.model or "(embedded default)", "error": str(exc)}
+    return info
+
+
+def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    info = collect(settings)
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    width = max(len(k) for k in info)
+    for key, value in info.items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k}={v}" for k, v in value.items()) or "-"
+        print(f"{key.ljust(width)}  {value}")
+    if "reference BLAS" in info["blas"]:
+        print("\nwarning: MLX is using the slow reference BLAS; install OpenBLAS "
+              "(Debian/Ubuntu: apt-get install libopenblas0-pthread) for ~40x faster CPU inference")
+    return 0

@@ -1,0 +1,20 @@
+"""The inference engine: model loading, per-document KV caches, decoding and scheduling. Imports no LSP code."""
+
+from .decode import Cancelled, CancelToken
+from .engine import Candidate, CompletionRequest, CompletionResult, Engine, EngineSettings
+from .model import DEFAULT_MODEL_DIR, LoadedModel, ModelLoadError
+from .stats import RequestStats
+
+__all__ = [
+    "Cancelled",
+    "CancelToken",
+    "Candidate",
+    "CompletionRequest",
+    "CompletionResult",
+    "DEFAULT_MODEL_DIR",
+    "Engine",
+    "EngineSettings",
+    "LoadedModel",
+    "ModelLoadError",
+    "RequestStats",
+]

@@ -1,0 +1,208 @@
+"""The engine facade: a loaded model, per-document caches and the scheduler, with no editor protocol in sight."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .cache import CacheStore
+from .context import suffix_ids
+from .decode import Cancelled, DecodeSettings, decode_branches, prefill_chunked
+from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
+from .scheduler import Job, Scheduler
+from .stats import RequestStats, StatsBook
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class EngineSettings:
+    """Engine knobs; the server maps its `laya` configuration onto these."""
+
+    candidates: int = 5
+    max_tokens: int = 48
+    context_tokens: int = 1024
+    suffix_share: float = 0.25
+    prefill_chunk: int = 128
+    cache_budget_mb: float = 512.0
+    debounce_ms: float = 30.0
+    debounce_skip_tokens: int = 8
+    max_queue: int = 4
+
+
+@dataclass
+class CompletionRequest:
+    doc_id: str
+    text: str
+    offset: int  # index into `text` (Python str) of the cursor
+    kind: str = "completion"
+    candidates: int | None = None
+    max_tokens: int | None = None
+    max_lines: int = 1
+    version: int | None = None
+    debounce: bool = True
+
+
+@dataclass
+class Candidate:
+    text: str
+    logprob: float
+    tokens: int
+
+
+@dataclass
+class CompletionResult:
+    candidates: list[Candidate]
+    stats: RequestStats
+    version: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Engine:
+    """Owns the model and caches; every model call happens on the scheduler's single worker thread."""
+
+    def __init__(self, settings: EngineSettings | None = None) -> None:
+        self.settings = settings or EngineSettings()
+        self.scheduler = Scheduler(max_queue=self.settings.max_queue)
+        self.stats = StatsBook()
+        self.lm: LoadedModel | None = None
+        self.caches: CacheStore | None = None
+        self.load_error: str | None = None
+
+    # -- model lifecycle ---------------------------------------------------------------------------------
+    def load(self, spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> LoadedModel:
+        """Load (or reload) a model on the worker and warm it up. Raises ModelLoadError; the old model stays."""
+
+        def do_load() -> LoadedModel:
+            lm = load_model(spec, allow_download, progress)
+            warm_up(lm, self.settings.prefill_chunk, self.settings.candidates, progress)
+            self.lm = lm
+            self.caches = CacheStore(lm.model, int(self.settings.cache_budget_mb * 2**20))
+            self.load_error = None
+            return lm
+
+        try:
+            return self.scheduler.call(do_load).result()
+        except ModelLoadError as exc:
+            self.load_error = str(exc)
+            raise
+
+    def apply_settings(self, settings: EngineSettings) -> None:
+        self.settings = settings
+        self.scheduler.max_queue = max(1, settings.max_queue)
+
+        def update() -> None:
+            if self.caches is not None:
+                self.caches.budget_bytes = int(settings.cache_budget_mb * 2**20)
+                self.caches.enforce_budget()
+
+        self.scheduler.call(update)
+
+    def shutdown(self) -> None:
+        """Stop the worker (cancelling running work) and wait for it, so MLX is idle at exit."""
+        self.scheduler.stop()
+        self.scheduler.join(timeout=10)
+
+    # -- documents ---------------------------------------------------------------------------------------
+    def close_document(self, doc_id: str) -> None:
+        """Free the document's cache (on the worker, after any running job)."""
+        self.scheduler.call(lambda: self.caches.drop(doc_id) if self.caches else None)
+
+    def cache_bytes(self) -> dict[str, int]:
+        fut = self.scheduler.call(lambda: self.caches.bytes_by_doc() if self.caches else {})
+        return fut.result(timeout=30)
+
+    def on_worker(self, fn: Callable[[], Any]) -> Any:
+        """Run `fn` on the inference worker (for other engine users, e.g. decisions) and wait for it."""
+        return self.scheduler.call(fn).result()
+
+    # -- completions -------------------------------------------------------------------------------------
+    def complete(self, req: CompletionRequest) -> Job:
+        """Queue a completion; the job's future resolves to a CompletionResult (empty when not run)."""
+        st = self.stats.new(req.doc_id, req.kind)
+        job = Job(
+            key=req.doc_id,
+            run=lambda j: self._run(j, req, st),
+            debounce_s=(self.settings.debounce_ms / 1000.0) if req.debounce else 0.0,
+            probe=lambda j: self._probe(j, req),
+            on_drop=lambda j, reason: self._dropped(j, st, reason, req),
+        )
+        return self.scheduler.submit(job)
+
+    def _prompt(self, req: CompletionRequest) -> list[int]:
+        assert self.lm is not None and self.caches is not None
+        s, b = self.settings, self.lm.builder
+        doc = self.caches.get(req.doc_id)
+        offset = max(0, min(req.offset, len(req.text)))
+        prefix, suffix = req.text[:offset], req.text[offset:]
+        suf_budget = int(s.context_tokens * s.suffix_share) if self.lm.fim.has_fim else 0
+        suf = suffix_ids(b, suffix, suf_budget)
+        pre, _start = doc.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - 4)
+        return b.build(pre, suf).ids
+
+    def _probe(self, job: Job, req: CompletionRequest) -> bool:
+        if self.lm is None or self.caches is None:
+            return True
+        job.prepared = self._prompt(req)
+        doc = self.caches.get(req.doc_id)
+        return len(job.prepared) - doc.reusable(job.prepared) <= self.settings.debounce_skip_tokens
+
+    def _dropped(self, job: Job, st: RequestStats, reason: str, req: CompletionRequest) -> CompletionResult:
+        st.status = reason if reason in ("cancelled", "superseded", "dropped") else "cancelled"
+        if job.started is None:
+            st.queue_ms = (time.perf_counter() - job.created) * 1000
+        st.total_ms = (time.perf_counter() - job.created) * 1000
+        self.stats.record(st)
+        return CompletionResult([], st, req.version)
+
+    def _run(self, job: Job, req: CompletionRequest, st: RequestStats) -> CompletionResult:
+        t_start = job.started or time.perf_counter()
+        st.queue_ms = (t_start - job.created - job.debounced_s) * 1000
+        st.debounce_ms = job.debounced_s * 1000
+        if self.lm is None or self.caches is None:
+            st.status, st.source = "error", "none"
+            st.error = self.load_error or "no model loaded"
+            self.stats.record(st)
+            return CompletionResult([], st, req.version)
+        lm, s = self.lm, self.settings
+        try:
+            prompt = job.prepared if job.prepared is not None else self._prompt(req)
+            doc = self.caches.get(req.doc_id)
+            st.prompt_tokens = len(prompt)
+            st.reused_tokens = min(doc.reusable(prompt), len(prompt) - 1)
+            pre = prefill_chunked(lm.model, doc, prompt, s.prefill_chunk, job.token)
+            st.reused_tokens, st.prefill_ms = pre.reused, pre.ms
+            t_dec = time.perf_counter()
+            dec = DecodeSettings(
+                k=req.candidates or s.candidates,
+                max_tokens=req.max_tokens or s.max_tokens,
+                max_lines=max(1, req.max_lines),
+                stop_ids=lm.stop_ids,
+            )
+            branches = decode_branches(lm.model, doc, pre.logits, dec, lm.newline_ids, job.token)
+            st.decode_ms = (time.perf_counter() - t_dec) * 1000
+            st.decode_tokens = max((len(b.ids) for b in branches), default=0)
+            self.caches.enforce_budget(keep=req.doc_id)
+        except Cancelled:
+            raise  # recorded by _dropped, with the partial prefill already counted in `st`
+        cands = self._candidates(branches, dec.max_lines)
+        st.candidates = len(cands)
+        st.total_ms = (time.perf_counter() - job.created) * 1000
+        self.stats.record(st)
+        return CompletionResult(cands, st, req.version)
+
+    def _candidates(self, branches: list, max_lines: int) -> list[Candidate]:
+        assert self.lm is not None
+        out: list[Candidate] = []
+        seen: set[str] = set()
+        for b in sorted(branches, key=lambda b: -b.logprob):
+            text = self.lm.decode(b.ids)
+            lines = text.split("\n")
+            text = "\n".join(lines[:max_lines])
+            if not text.strip() or text in seen:
+                continue
+            seen.add(text)
+            out.append(Candidate(text, b.logprob, len(b.ids)))
+        return out

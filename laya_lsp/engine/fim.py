@@ -1,0 +1,176 @@
+"""Fill-in-the-middle prompt formats, detected from a model's tokenizer, and cache-friendly prompt layouts.
+
+Layouts (token level):
+  PSM  <pre> P <suf> S <mid>            typing at the cursor changes P, so S after it must be recomputed.
+  SPM  <pre> <suf> S <mid> P            (StarCoder's variant: P and the middle are contiguous) typing only
+                                         appends to the end of the prompt, so the cache keeps everything else.
+  prefix-only  P                         for models with no FIM tokens.
+Each family's cache behaviour is documented in README ("Prompt layout per FIM family").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class Tokenizer(Protocol):
+    def encode(self, text: str, add_special_tokens: bool = ...) -> list[int]: ...
+
+    def convert_tokens_to_ids(self, token: str) -> Any: ...
+
+
+@dataclass(frozen=True)
+class FimFormat:
+    """One model family's FIM tokens (as strings) and which layouts the model was trained on."""
+
+    name: str
+    prefix: str | None = None
+    suffix: str | None = None
+    middle: str | None = None
+    layouts: tuple[str, ...] = ("psm",)
+    stop: tuple[str, ...] = ()
+    repo_name: str | None = None
+    file_sep: str | None = None
+    # Codestral puts the suffix first natively: [SUFFIX] S [PREFIX] P.
+    suffix_first_native: bool = False
+
+    @property
+    def has_fim(self) -> bool:
+        return self.prefix is not None
+
+    @property
+    def preferred_layout(self) -> str:
+        if not self.has_fim:
+            return "prefix"
+        if self.suffix_first_native:
+            return "native-spm"
+        return "spm" if "spm" in self.layouts else "psm"
+
+
+# Order matters: the first family whose tokens are all in the vocabulary wins.
+KNOWN_FORMATS: tuple[FimFormat, ...] = (
+    FimFormat(
+        "qwen",
+        "<|fim_prefix|>",
+        "<|fim_suffix|>",
+        "<|fim_middle|>",
+        stop=("<|endoftext|>", "<|fim_pad|>", "<|file_sep|>", "<|repo_name|>", "<|im_end|>"),
+        repo_name="<|repo_name|>",
+        file_sep="<|file_sep|>",
+    ),
+    FimFormat(
+        "starcoder",
+        "<fim_prefix>",
+        "<fim_suffix>",
+        "<fim_middle>",
+        layouts=("psm", "spm"),
+        stop=("<|endoftext|>", "<fim_pad>", "<file_sep>", "<filename>"),
+        repo_name="<reponame>",
+        file_sep="<file_sep>",
+    ),
+    FimFormat(
+        "santacoder",
+        "<fim-prefix>",
+        "<fim-suffix>",
+        "<fim-middle>",
+        layouts=("psm", "spm"),
+        stop=("<|endoftext|>", "<fim-pad>"),
+    ),
+    FimFormat("codellama", "▁<PRE>", "▁<SUF>", "▁<MID>", layouts=("psm", "spm"), stop=("▁<EOT>", "</s>")),
+    FimFormat("codellama", "<PRE>", "<SUF>", "<MID>", layouts=("psm", "spm"), stop=("<EOT>", "</s>")),
+    FimFormat(
+        "deepseek-coder",
+        "<｜fim▁begin｜>",
+        "<｜fim▁hole｜>",
+        "<｜fim▁end｜>",
+        stop=("<｜end▁of▁sentence｜>", "<|EOT|>"),
+    ),
+    FimFormat("codestral", "[PREFIX]", "[SUFFIX]", "", stop=("</s>",), suffix_first_native=True),
+)
+
+PREFIX_ONLY = FimFormat("prefix-only", stop=("<|endoftext|>", "</s>"))
+
+
+def _token_id(tokenizer: Tokenizer, token: str) -> int | None:
+    try:
+        tid = tokenizer.convert_tokens_to_ids(token)
+    except Exception:  # noqa: BLE001 - tokenizers differ in what they raise for unknown tokens
+        return None
+    if tid is None or isinstance(tid, list):
+        return None
+    unk = getattr(tokenizer, "unk_token_id", None)
+    return None if (unk is not None and tid == unk and token != getattr(tokenizer, "unk_token", None)) else tid
+
+
+def detect_fim(tokenizer: Tokenizer, config: dict[str, Any] | None = None) -> FimFormat:
+    """Pick the FIM format whose special tokens the tokenizer has; `config["laya"]` may add trained layouts."""
+    laya = (config or {}).get("laya") or {}
+    for fmt in KNOWN_FORMATS:
+        needed = [t for t in (fmt.prefix, fmt.suffix, fmt.middle) if t]
+        if all(_token_id(tokenizer, t) is not None for t in needed):
+            layouts = tuple(laya.get("fim_layouts", fmt.layouts)) if laya.get("fim_format") == fmt.name else fmt.layouts
+            return FimFormat(**{**fmt.__dict__, "layouts": layouts})
+    return PREFIX_ONLY
+
+
+@dataclass
+class PromptParts:
+    """A prompt split so the per-document cache can reuse it: `head` is stable while typing, `tail` grows."""
+
+    ids: list[int]
+    prefix_start: int  # token index where the prefix text (P) starts
+    layout: str
+    # How many prefix characters were dropped on the left (for reporting).
+    context_chars: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+class PromptBuilder:
+    """Builds FIM token prompts within a token budget for one tokenizer and format."""
+
+    def __init__(self, tokenizer: Tokenizer, fmt: FimFormat, bos_id: int | None = None) -> None:
+        self.tokenizer = tokenizer
+        self.fmt = fmt
+        self.bos_id = bos_id
+        self._ids = {
+            t: _token_id(tokenizer, t)
+            for t in (fmt.prefix, fmt.suffix, fmt.middle, fmt.repo_name, fmt.file_sep)
+            if t
+        }
+        self.stop_ids = {i for t in fmt.stop if (i := _token_id(tokenizer, t)) is not None}
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=False)) if text else []
+
+    def special(self, token: str | None) -> list[int]:
+        if not token:
+            return []
+        tid = self._ids.get(token)
+        return [tid] if tid is not None else []
+
+    def build(
+        self,
+        prefix_ids: list[int],
+        suffix_ids: list[int],
+        context_ids: list[int] | None = None,
+        layout: str | None = None,
+    ) -> PromptParts:
+        """Assemble token ids. `context_ids` (e.g. other files) go first so they stay cacheable."""
+        fmt = self.fmt
+        layout = layout or fmt.preferred_layout
+        head: list[int] = [self.bos_id] if self.bos_id is not None else []
+        head += context_ids or []
+        if layout == "prefix":
+            ids = head + prefix_ids
+            return PromptParts(ids, len(head), layout)
+        pre, suf, mid = self.special(fmt.prefix), self.special(fmt.suffix), self.special(fmt.middle)
+        if layout == "native-spm":
+            head += suf + suffix_ids + pre
+            return PromptParts(head + prefix_ids, len(head), layout)
+        if layout == "spm":
+            head += pre + suf + suffix_ids + mid
+            return PromptParts(head + prefix_ids, len(head), layout)
+        # psm: the suffix follows the prefix, so it is rebuilt whenever the prefix changes.
+        ids = head + pre + prefix_ids + suf + suffix_ids + mid
+        return PromptParts(ids, len(head) + len(pre), layout)

@@ -1,0 +1,178 @@
+"""Load an mlx-lm model once (local directory, local Hugging Face cache, or the embedded default) and warm it up."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import mlx.core as mx
+
+from .cache import DocumentCache
+from .fim import FimFormat, PromptBuilder, detect_fim
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default"
+Progress = Callable[[str, int], None]
+
+
+class ModelLoadError(Exception):
+    """A model could not be loaded; the message names the problem for the user."""
+
+
+@dataclass
+class LoadedModel:
+    model: Any
+    tokenizer: Any
+    config: dict[str, Any]
+    fim: FimFormat
+    builder: PromptBuilder
+    path: str
+    name: str
+    newline_ids: frozenset[int]
+    stop_ids: set[int]
+    n_params: int
+    dtype: str
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def decode(self, ids: list[int]) -> str:
+        return str(self.tokenizer.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False))
+
+
+def default_model_path() -> Path:
+    return DEFAULT_MODEL_DIR
+
+
+def resolve_model(spec: str | None, allow_download: bool = False) -> Path:
+    """Turn a model setting into a local directory. Offline unless `allow_download`.
+
+    `spec` is a local mlx-lm model directory, a Hugging Face repo id (looked up in the local HF cache), or
+    empty for the embedded default model.
+    """
+    if not spec:
+        if not (DEFAULT_MODEL_DIR / "config.json").exists():
+            raise ModelLoadError(
+                f"the embedded default model is missing from {DEFAULT_MODEL_DIR}; set `model` to an mlx-lm model"
+            )
+        return DEFAULT_MODEL_DIR
+    path = Path(spec).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise ModelLoadError(f"model path {path} is a file; expected an mlx-lm model directory")
+        return path
+    looks_like_path = spec.startswith((".", "/", "~")) or spec.count("/") != 1
+    if looks_like_path:
+        raise ModelLoadError(f"model directory {spec} does not exist")
+    from huggingface_hub import snapshot_download
+    from mlx_lm.utils import DEFAULT_ALLOW_PATTERNS
+
+    try:
+        return Path(
+            snapshot_download(spec, allow_patterns=DEFAULT_ALLOW_PATTERNS, local_files_only=not allow_download)
+        )
+    except Exception as exc:  # noqa: BLE001 - hub errors come in many types; all mean "not available"
+        hint = "" if allow_download else " (offline: set `allowDownload` to fetch it)"
+        raise ModelLoadError(f"model {spec!r} is not in the local Hugging Face cache{hint}: {exc}") from exc
+
+
+def _check_files(path: Path) -> dict[str, Any]:
+    cfg_file = path / "config.json"
+    if not cfg_file.exists():
+        raise ModelLoadError(f"{path} has no config.json: not an mlx-lm model directory")
+    try:
+        config = json.loads(cfg_file.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ModelLoadError(f"{cfg_file} is not valid JSON: {exc}") from exc
+    if not list(path.glob("*.safetensors")):
+        pickles = [p.name for p in path.glob("*.bin")] + [p.name for p in path.glob("*.pt")]
+        extra = f" (found {', '.join(pickles)}; pickled weights are never loaded)" if pickles else ""
+        raise ModelLoadError(f"{path} has no .safetensors weights{extra}")
+    if not (path / "tokenizer.json").exists() and not (path / "tokenizer.model").exists():
+        raise ModelLoadError(f"{path} has no tokenizer (tokenizer.json or tokenizer.model)")
+    return config
+
+
+def _newline_ids(tokenizer: Any, vocab_size: int) -> frozenset[int]:
+    """Token ids whose text contains a newline, found from token strings (no per-token decode)."""
+    n = min(vocab_size, len(tokenizer))
+    toks = tokenizer.convert_ids_to_tokens(list(range(n)))
+    # 'Ċ' is the byte-level BPE spelling of '\n'; '<0x0A>' is SentencePiece's byte fallback.
+    return frozenset(i for i, t in enumerate(toks) if t and ("Ċ" in t or "\n" in t or t == "<0x0A>"))
+
+
+def load_model(spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> LoadedModel:
+    """Load, cast for the device, and detect the FIM format. Raises ModelLoadError with a readable reason."""
+    from mlx_lm.utils import load as mlx_load
+
+    report = progress or (lambda _msg, _pct: None)
+    t0 = time.perf_counter()
+    report("resolving model", 5)
+    path = resolve_model(spec, allow_download)
+    config = _check_files(path)
+    report(f"loading {path.name}", 20)
+    os.environ.setdefault("HF_HUB_OFFLINE", "0" if allow_download else "1")
+    try:
+        model, tokenizer = mlx_load(str(path), trust_remote_code=False)
+    except ValueError as exc:
+        raise ModelLoadError(f"cannot load {path}: {exc} (unsupported architecture or mismatched weights?)") from exc
+    except Exception as exc:  # noqa: BLE001 - corrupt files surface as many exception types
+        raise ModelLoadError(f"cannot load {path}: {type(exc).__name__}: {exc}") from exc
+    dtype = "mixed"
+    if mx.default_device() == mx.cpu:
+        # fp32 is the fast dtype on MLX's CPU backend; fp16/bf16 matmuls are much slower there.
+        model.set_dtype(mx.float32)
+        dtype = "float32"
+    mx.eval(model.parameters())
+    report("detecting prompt format", 70)
+    fim = detect_fim(tokenizer, config)
+    bos = tokenizer.bos_token_id if fim.name == "codellama" else None
+    builder = PromptBuilder(tokenizer, fim, bos_id=bos)
+    stop = set(builder.stop_ids) | set(getattr(tokenizer, "eos_token_ids", set()) or set())
+    if tokenizer.eos_token_id is not None:
+        stop.add(tokenizer.eos_token_id)
+    from mlx.utils import tree_flatten
+
+    n_params = sum(v.size for _, v in tree_flatten(model.parameters()))
+    vocab_size = int(config.get("vocab_size") or len(tokenizer))
+    lm = LoadedModel(
+        model=model,
+        tokenizer=tokenizer,
+        config=config,
+        fim=fim,
+        builder=builder,
+        path=str(path),
+        name=config.get("_name_or_path") or path.name,
+        newline_ids=_newline_ids(tokenizer, vocab_size),
+        stop_ids=stop,
+        n_params=n_params,
+        dtype=dtype,
+    )
+    lm.timings["load_ms"] = (time.perf_counter() - t0) * 1000
+    return lm
+
+
+def warm_up(lm: LoadedModel, prefill_chunk: int, k: int, progress: Progress | None = None) -> None:
+    """A few dummy passes so the first real request pays no compilation or page-in cost."""
+    from mlx_lm.models.cache import make_prompt_cache
+
+    from .decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
+
+    t0 = time.perf_counter()
+    report = progress or (lambda _msg, _pct: None)
+    report("warming up", 85)
+    sample = lm.builder.encode("def warm_up(x):\n    return x + 1\n" * 8)
+    prompt = lm.builder.build(sample[: prefill_chunk + 8], sample[:16]).ids
+    for kk in sorted({1, max(1, k)}):
+        doc = DocumentCache(make_prompt_cache(lm.model))
+        res = prefill_chunked(lm.model, doc, prompt, prefill_chunk, CancelToken())
+        settings = DecodeSettings(k=kk, max_tokens=4, stop_ids=set())
+        decode_branches(lm.model, doc, res.logits, settings, lm.newline_ids, CancelToken())
+        # A one-token extension exercises the small-append path that typing uses.
+        res = prefill_chunked(lm.model, doc, prompt + sample[:1], prefill_chunk, CancelToken())
+    lm.timings["warmup_ms"] = (time.perf_counter() - t0) * 1000
+    report("ready", 100)

@@ -1,0 +1,115 @@
+"""Per-request timing records and aggregates (what `laya/stats` and `laya-lsp complete` report)."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class RequestStats:
+    id: int
+    doc: str
+    kind: str
+    status: str = "ok"  # ok | cancelled | superseded | dropped | error | skipped
+    source: str = "model"  # model | typed-through | speculative | none
+    queue_ms: float = 0.0
+    debounce_ms: float = 0.0
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    prefill_ms: float = 0.0
+    decode_tokens: int = 0
+    decode_ms: float = 0.0
+    postprocess_ms: float = 0.0
+    total_ms: float = 0.0
+    candidates: int = 0
+    error: str | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def cancelled(self) -> bool:
+        return self.status in ("cancelled", "dropped")
+
+    @property
+    def superseded(self) -> bool:
+        return self.status == "superseded"
+
+    def to_dict(self) -> dict[str, object]:
+        d = asdict(self)
+        d["cancelled"] = self.cancelled
+        d["superseded"] = self.superseded
+        return d
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    idx = min(len(s) - 1, max(0, int(round(q / 100 * (len(s) - 1)))))
+    return s[idx]
+
+
+class StatsBook:
+    """Keeps the last `keep` request records and running totals; safe to use from any thread."""
+
+    def __init__(self, keep: int = 256) -> None:
+        self._lock = threading.Lock()
+        self._recent: deque[RequestStats] = deque(maxlen=keep)
+        self._next_id = 1
+        self.totals: dict[str, float] = {
+            "requests": 0,
+            "prompt_tokens": 0,
+            "reused_tokens": 0,
+            "decode_tokens": 0,
+            "decode_ms": 0.0,
+            "prefill_ms": 0.0,
+        }
+        self.by_status: dict[str, int] = {}
+        self.by_source: dict[str, int] = {}
+
+    def new(self, doc: str, kind: str) -> RequestStats:
+        with self._lock:
+            rid = self._next_id
+            self._next_id += 1
+        return RequestStats(id=rid, doc=doc, kind=kind)
+
+    def record(self, st: RequestStats) -> None:
+        with self._lock:
+            self._recent.append(st)
+            t = self.totals
+            t["requests"] += 1
+            t["prompt_tokens"] += st.prompt_tokens
+            t["reused_tokens"] += st.reused_tokens
+            t["decode_tokens"] += st.decode_tokens
+            t["decode_ms"] += st.decode_ms
+            t["prefill_ms"] += st.prefill_ms
+            self.by_status[st.status] = self.by_status.get(st.status, 0) + 1
+            self.by_source[st.source] = self.by_source.get(st.source, 0) + 1
+
+    def recent(self, n: int | None = None) -> list[RequestStats]:
+        with self._lock:
+            items = list(self._recent)
+        return items[-n:] if n else items
+
+    def summary(self) -> dict[str, object]:
+        recent = self.recent()
+        ok = [r.total_ms for r in recent if r.status == "ok"]
+        t = dict(self.totals)
+        return {
+            **t,
+            "reuse_ratio": (t["reused_tokens"] / t["prompt_tokens"]) if t["prompt_tokens"] else 0.0,
+            "decode_ms_per_token": (t["decode_ms"] / t["decode_tokens"]) if t["decode_tokens"] else 0.0,
+            "p50_total_ms": percentile(ok, 50),
+            "p95_total_ms": percentile(ok, 95),
+            "by_status": dict(self.by_status),
+            "by_source": dict(self.by_source),
+        }
+
+    def reset(self) -> None:
+        with self._lock:
+            self._recent.clear()
+            for k in self.totals:
+                self.totals[k] = 0
+            self.by_status.clear()
+            self.by_source.clear()

@@ -1,0 +1,154 @@
+"""`textDocument/completion` and `textDocument/inlineCompletion`: the same engine candidates, two LSP shapes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from lsprotocol import types as lsp
+from pygls.workspace import TextDocument
+
+from ..engine import CompletionRequest, CompletionResult
+from .server import LayaServer
+
+log = logging.getLogger(__name__)
+
+TRIGGER_CHARACTERS = [".", "(", "[", "{", ",", "=", ":", " ", "\n"]
+
+
+@dataclass
+class Cursor:
+    """Where a request points, in both the server's str offsets and the client's positions."""
+
+    doc: TextDocument
+    offset: int
+    word_start: int  # start of the identifier being typed (the completion item's edit replaces it)
+    position: lsp.Position
+    word_start_position: lsp.Position
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch == "_" or ch.isalnum()
+
+
+def locate(ls: LayaServer, uri: str, position: lsp.Position) -> Cursor | None:
+    """Resolve a request position; None for unknown documents or positions outside the document."""
+    if uri not in ls.workspace.text_documents:
+        log.warning("request for a document that is not open: %s", uri)
+        return None
+    doc = ls.workspace.get_text_document(uri)
+    lines = doc.lines
+    if position.line < 0 or position.character < 0 or position.line > len(lines):
+        return None
+    if position.line == len(lines) and position.character > 0:
+        return None
+    if position.line < len(lines):
+        line = lines[position.line].rstrip("\r\n")
+        if doc.position_codec.client_num_units(line) < position.character:
+            return None
+    offset = doc.offset_at_position(position)
+    text = doc.source
+    start = offset
+    while start > 0 and _is_word_char(text[start - 1]):
+        start -= 1
+    word_pos = doc.client_position_at_offset(start) if start != offset else position
+    return Cursor(doc, offset, start, position, word_pos)
+
+
+def _max_lines(ls: LayaServer, cur: Cursor, kind: str) -> int:
+    """One line for the completion list; a block for ghost text on an empty line under a block opener."""
+    if kind != "inline":
+        return 1
+    text = cur.doc.source
+    line_start = text.rfind("\n", 0, cur.offset) + 1
+    if text[line_start : cur.offset].strip():
+        return 1
+    prev = text[: max(line_start - 1, 0)].rstrip()
+    return ls.settings.inline_max_lines if prev.endswith((":", "{", "(", "[", "=>")) else 1
+
+
+async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> CompletionResult | None:
+    """Queue a request on the engine and wait; client cancellation reaches the running model."""
+    req = CompletionRequest(
+        doc_id=cur.doc.uri,
+        text=cur.doc.source,
+        offset=cur.offset,
+        kind=kind,
+        max_lines=_max_lines(ls, cur, kind),
+        version=cur.doc.version,
+    )
+    await ls.wait_for_model()
+    job = ls.engine.complete(req)
+    try:
+        result: CompletionResult = await asyncio.wrap_future(job.future)
+    except asyncio.CancelledError:
+        ls.engine.scheduler.cancel(job)
+        raise
+    if result.stats.status == "error" and result.stats.error:
+        log.warning("completion failed: %s", result.stats.error)
+    return result
+
+
+def _detail(ls: LayaServer, result: CompletionResult) -> str:
+    st = result.stats
+    name = ls.engine.lm.name if ls.engine.lm else "model"
+    return f"laya · {name} · {st.total_ms:.0f} ms ({st.reused_tokens}/{st.prompt_tokens} tokens cached)"
+
+
+def to_completion_items(ls: LayaServer, cur: Cursor, result: CompletionResult) -> list[lsp.CompletionItem]:
+    word = cur.doc.source[cur.word_start : cur.offset]
+    rng = lsp.Range(start=cur.word_start_position, end=cur.position)
+    detail = _detail(ls, result)
+    items = []
+    for rank, cand in enumerate(result.candidates):
+        new_text = word + cand.text
+        first = new_text.split("\n", 1)[0]
+        multi = "\n" in cand.text
+        items.append(
+            lsp.CompletionItem(
+                label=first if first.strip() else new_text.strip(),
+                kind=lsp.CompletionItemKind.Text,
+                detail=detail,
+                documentation=(
+                    lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=f"```\n{new_text}\n```") if multi else None
+                ),
+                sort_text=f"{rank:04d}",
+                filter_text=word + first[len(word) :] if first.startswith(word) else first,
+                insert_text_format=lsp.InsertTextFormat.PlainText,
+                text_edit=lsp.TextEdit(range=rng, new_text=new_text),
+                preselect=rank == 0,
+            )
+        )
+    return items
+
+
+def to_inline_items(cur: Cursor, result: CompletionResult) -> list[lsp.InlineCompletionItem]:
+    rng = lsp.Range(start=cur.position, end=cur.position)
+    return [lsp.InlineCompletionItem(insert_text=c.text, range=rng) for c in result.candidates]
+
+
+def register(server: LayaServer) -> None:
+    @server.feature(
+        lsp.TEXT_DOCUMENT_COMPLETION,
+        lsp.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS, resolve_provider=False),
+    )
+    async def completion(ls: LayaServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+        cur = locate(ls, params.text_document.uri, params.position)
+        if cur is None:
+            return lsp.CompletionList(is_incomplete=False, items=[])
+        result = await run_completion(ls, cur, "completion")
+        if result is None or not result.candidates:
+            # Incomplete: the client asks again on the next keystroke instead of caching "nothing".
+            return lsp.CompletionList(is_incomplete=True, items=[])
+        return lsp.CompletionList(is_incomplete=True, items=to_completion_items(ls, cur, result))
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLINE_COMPLETION, lsp.InlineCompletionOptions())
+    async def inline_completion(ls: LayaServer, params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList:
+        cur = locate(ls, params.text_document.uri, params.position)
+        if cur is None:
+            return lsp.InlineCompletionList(items=[])
+        result = await run_completion(ls, cur, "inline")
+        if result is None:
+            return lsp.InlineCompletionList(items=[])
+        return lsp.InlineCompletionList(items=to_inline_items(cur, result))

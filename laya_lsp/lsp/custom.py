@@ -1,0 +1,49 @@
+"""Custom requests: `laya/stats`."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..blas import active_blas
+from .server import STATS_METHOD, LayaServer
+
+
+def _get(params: Any, key: str, default: Any) -> Any:
+    if params is None:
+        return default
+    if isinstance(params, dict):
+        return params.get(key, default)
+    return getattr(params, key, default)
+
+
+def register(server: LayaServer) -> None:
+    @server.feature(STATS_METHOD)
+    async def stats(ls: LayaServer, params: Any = None) -> dict[str, Any]:
+        """Recent requests and aggregates; params: {"recent": N (default 50), "reset": bool}."""
+        n = _get(params, "recent", 50)
+        n = n if isinstance(n, int) and n >= 0 else 50
+        engine = ls.engine
+        cache_bytes = await asyncio.wrap_future(engine.scheduler.call(
+            lambda: engine.caches.bytes_by_doc() if engine.caches else {}
+        ))
+        lm = engine.lm
+        out: dict[str, Any] = {
+            "summary": engine.stats.summary(),
+            "recent": [r.to_dict() for r in engine.stats.recent(n)] if n else [],
+            "cacheBytes": cache_bytes,
+            "cacheBytesTotal": sum(cache_bytes.values()),
+            "cacheBudgetBytes": int(ls.settings.cache_budget_mb * 2**20),
+            "evictions": engine.caches.evictions if engine.caches else 0,
+            "queue": {"queued": engine.scheduler.queued(), "dropped": engine.scheduler.dropped,
+                      "superseded": engine.scheduler.superseded},
+            "model": None if lm is None else {
+                "name": lm.name, "path": lm.path, "params": lm.n_params, "dtype": lm.dtype,
+                "fim": lm.fim.name, "layout": lm.fim.preferred_layout, **lm.timings,
+            },
+            "loadError": engine.load_error,
+            "blas": active_blas(),
+        }
+        if _get(params, "reset", False) is True:
+            engine.stats.reset()
+        return out

@@ -1,0 +1,158 @@
+"""The pygls server: lifecycle, text sync, configuration, model loading with progress, `laya/stats`.
+
+Handlers are thin: LSP types in, plain calls into the engine, LSP types back. Completion handlers live in
+`completion.py`, so this file stays about the server's life.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from ..blas import set_blas_threads
+from ..config import Settings, SettingsError, parse_settings, settings_from_env
+from ..engine import Engine, ModelLoadError
+
+log = logging.getLogger(__name__)
+
+STATS_METHOD = "laya/stats"
+
+
+class LayaServer(LanguageServer):
+    """A LanguageServer with one engine (model + caches + scheduler) and the `laya` settings."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        super().__init__("laya-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        self.settings = settings_from_env(settings or Settings())
+        self.engine = Engine(self.settings.engine())
+        self._load_task: asyncio.Task | None = None
+        self._progress_n = 0
+        self._pending_error: str | None = None
+
+    # -- helpers used by the feature modules ------------------------------------------------------------
+    def show_error(self, message: str) -> None:
+        log.error(message)
+        self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=f"laya: {message}"))
+
+    def log_info(self, message: str) -> None:
+        log.info(message)
+        self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Info, message=f"laya: {message}"))
+
+    def supports_progress(self) -> bool:
+        caps = self.client_capabilities
+        return bool(caps and caps.window and caps.window.work_done_progress)
+
+    async def load_model(self) -> None:
+        """Load the configured model on the worker, reporting $/progress where the client supports it."""
+        loop = asyncio.get_running_loop()
+        token: str | None = None
+        if self.supports_progress():
+            self._progress_n += 1
+            token = f"laya-load-model-{self._progress_n}"
+            try:
+                await self.work_done_progress.create_async(token)
+                self.work_done_progress.begin(
+                    token, lsp.WorkDoneProgressBegin(title="laya: loading model", percentage=0, cancellable=False)
+                )
+            except Exception:  # noqa: BLE001 - a client that refuses progress still gets a model
+                log.exception("work done progress refused")
+                token = None
+
+        def progress(message: str, pct: int) -> None:
+            if token is not None:
+                report = lsp.WorkDoneProgressReport(message=message, percentage=pct)
+                loop.call_soon_threadsafe(self.work_done_progress.report, token, report)
+
+        s = self.settings
+        try:
+            lm = await loop.run_in_executor(None, lambda: self.engine.load(s.model or None, s.allow_download, progress))
+            self.log_info(
+                f"model {lm.name} ({lm.n_params / 1e6:.1f}M params, {lm.dtype}, FIM {lm.fim.name}/"
+                f"{lm.fim.preferred_layout}) loaded in {lm.timings['load_ms']:.0f} ms, "
+                f"warm-up {lm.timings['warmup_ms']:.0f} ms"
+            )
+            end = "ready"
+        except ModelLoadError as exc:
+            self.show_error(f"model not loaded: {exc}")
+            end = "failed"
+        except Exception as exc:  # noqa: BLE001 - whatever breaks, the server keeps serving
+            log.exception("model load failed")
+            self.show_error(f"model not loaded: {type(exc).__name__}: {exc}")
+            end = "failed"
+        if token is not None:
+            self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=end))
+
+    async def wait_for_model(self) -> None:
+        """Requests that arrive while a model is loading wait for it rather than answering empty."""
+        task = self._load_task
+        if task is not None and not task.done():
+            await asyncio.shield(task)
+
+    def apply_settings(self, raw: Any) -> None:
+        """Validate and apply new settings; a changed model is reloaded without a restart."""
+        try:
+            new = parse_settings(raw, self.settings)
+        except SettingsError as exc:
+            self.show_error(f"invalid settings ignored: {exc}")
+            return
+        old, self.settings = self.settings, new
+        self.engine.apply_settings(new.engine())
+        if new.threads and new.threads != old.threads:
+            set_blas_threads(new.threads)
+        if (new.model, new.allow_download) != (old.model, old.allow_download):
+            self._load_task = asyncio.ensure_future(self.load_model())
+
+
+def create_server(settings: Settings | None = None) -> LayaServer:
+    """Build the server with every feature registered."""
+    server = LayaServer(settings)
+    _register_lifecycle(server)
+    from . import completion, custom
+
+    completion.register(server)
+    custom.register(server)
+    return server
+
+
+def _register_lifecycle(server: LayaServer) -> None:
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: LayaServer, params: lsp.InitializeParams) -> None:
+        opts = params.initialization_options
+        if opts:
+            try:
+                ls.settings = parse_settings(opts, ls.settings)
+                ls.engine.apply_settings(ls.settings.engine())
+            except SettingsError as exc:
+                # Not fatal: the defaults serve, and the user is told once the client can show messages.
+                ls._pending_error = f"invalid initializationOptions ignored: {exc}"
+        if ls.settings.threads:
+            set_blas_threads(ls.settings.threads)
+
+    @server.feature(lsp.INITIALIZED)
+    def initialized(ls: LayaServer, _params: lsp.InitializedParams) -> None:
+        # Synchronous on purpose: the load task exists before any later request is handled.
+        if ls._pending_error:
+            ls.show_error(ls._pending_error)
+        ls._load_task = asyncio.ensure_future(ls.load_model())
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: LayaServer, params: lsp.DidChangeConfigurationParams) -> None:
+        raw = params.settings
+        if isinstance(raw, dict) and "laya" in raw:
+            raw = raw["laya"]
+        if raw is None:
+            return
+        ls.apply_settings(raw)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LayaServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        ls.engine.close_document(params.text_document.uri)
+
+    @server.feature(lsp.SHUTDOWN)
+    def shutdown(ls: LayaServer, _params: Any) -> None:
+        ls.engine.shutdown()

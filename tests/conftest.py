@@ -1,0 +1,40 @@
+"""Shared test set-up: a small model directory built at test time (never downloaded) and server commands."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from tinymodel import build_tiny_model  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tiny_model_dir() -> Path:
+    """Build once per tinymodel.py version into the temp dir; reused across test processes."""
+    digest = hashlib.sha1((Path(__file__).parent / "tinymodel.py").read_bytes()).hexdigest()[:10]
+    out = Path(tempfile.gettempdir()) / f"laya-test-tiny-{digest}"
+    if not (out / "config.json").exists():
+        tmp = out.with_name(out.name + f".{os.getpid()}")
+        build_tiny_model(tmp)
+        try:
+            tmp.rename(out)
+        except OSError:
+            pass  # another process won the race; its copy is identical
+    return out
+
+
+TINY_MODEL = _tiny_model_dir()
+SERVER_CMD = [sys.executable, "-m", "laya_lsp", "--model", str(TINY_MODEL)]
+
+
+@pytest.fixture(scope="session")
+def tiny_model() -> Path:
+    return TINY_MODEL
