@@ -7,6 +7,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,6 +34,15 @@ def _tiny_model_dir() -> Path:
 
 TINY_MODEL = _tiny_model_dir()
 SERVER_CMD = [sys.executable, "-m", "laya_lsp", "--model", str(TINY_MODEL)]
+
+
+def as_dict(obj: Any) -> Any:
+    """pygls turns results of custom requests into namedtuples; turn them back into plain JSON values."""
+    if hasattr(obj, "_asdict"):
+        return {k: as_dict(v) for k, v in obj._asdict().items()}
+    if isinstance(obj, (list, tuple)):
+        return [as_dict(v) for v in obj]
+    return obj
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 import pytest_lsp
-from conftest import SERVER_CMD
+from conftest import SERVER_CMD, as_dict
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -107,13 +107,13 @@ async def test_stats_report_cache_reuse(client: LanguageClient):
     pos = lsp.Position(line=11, character=len("    print(cfg)"))
     await client.text_document_completion_async(lsp.CompletionParams(text_document=doc, position=pos))
     await client.text_document_completion_async(lsp.CompletionParams(text_document=doc, position=pos))
-    stats = await client.protocol.send_request_async("laya/stats", {"recent": 2})
+    stats = as_dict(await client.protocol.send_request_async("laya/stats", {"recent": 2}))
     recent = stats["recent"]
     assert len(recent) == 2 and all(r["status"] == "ok" for r in recent)
     second = recent[-1]
     assert second["prompt_tokens"] > 0
     assert second["reused_tokens"] == second["prompt_tokens"] - 1, "the second identical request should reuse all"
-    assert stats["cacheBytes"][URI] > 0
+    assert {d["uri"]: d["cacheBytes"] for d in stats["documents"]}[URI] > 0
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="progress assertions use the VS Code profile only")

@@ -31,7 +31,7 @@ def register(server: LayaServer) -> None:
         out: dict[str, Any] = {
             "summary": engine.stats.summary(),
             "recent": [r.to_dict() for r in engine.stats.recent(n)] if n else [],
-            "cacheBytes": cache_bytes,
+            "documents": [{"uri": uri, "cacheBytes": b} for uri, b in cache_bytes.items()],
             "cacheBytesTotal": sum(cache_bytes.values()),
             "cacheBudgetBytes": int(ls.settings.cache_budget_mb * 2**20),
             "evictions": engine.caches.evictions if engine.caches else 0,
