@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from .brackets import CLOSE_TO_OPEN, OPEN_TO_CLOSE
+from .brackets import CLOSE_TO_OPEN, OPEN_TO_CLOSE, scan_brackets
 from .document import SyntaxDocument
 from .languages import LanguageSpec
 
@@ -21,6 +21,7 @@ _STRING_TYPES = frozenset({"string", "string_literal", "template_string", "raw_s
 _PY_COMPOUND = frozenset({"def", "class", "if", "elif", "else", "for", "while", "try", "except", "finally",
                           "with", "async", "match", "case"})
 _SCAN_LINES = 60  # lines either side of the cursor used to guess the indentation unit
+_TEXT_SCAN_CHARS = 3000  # how far the text fallback looks for a closing bracket
 
 
 def leading_ws(line: str) -> str:
@@ -76,7 +77,7 @@ def _lines_around(text: str, offset: int) -> tuple[int, int]:
     return start, end
 
 
-def _indent_unit(lines: list[str]) -> str:
+def _indent_unit(lines: list[str], default: str) -> str:
     """Most common positive indentation step between neighbouring lines; tabs if lines start with tabs."""
     steps: Counter[int] = Counter()
     tabs = spaces = 0
@@ -93,7 +94,7 @@ def _indent_unit(lines: list[str]) -> str:
         previous = current
     if tabs > spaces:
         return "\t"
-    return " " * steps.most_common(1)[0][0] if steps else "    "
+    return " " * steps.most_common(1)[0][0] if steps else default
 
 
 def _ancestor(node: tree_sitter.Node | None, test: object) -> tree_sitter.Node | None:
@@ -175,11 +176,24 @@ def _opener_before(doc: SyntaxDocument, code: str, code_end: int) -> str | None:
     return last
 
 
-def _enclosing_state(doc: SyntaxDocument, byte: int) -> tuple[bool, bool]:
-    """(is the innermost bracket around `byte` closed?, is the innermost syntax block around it empty?)"""
+def _closed_by_text(text: str, offset: int, opener: str | None, spec: LanguageSpec) -> bool:
+    """Fallback when the tree cannot tell: does a closer for `opener` follow the cursor (nearby)?"""
+    if opener not in OPEN_TO_CLOSE:
+        return True
+    scan = scan_brackets(text[offset:offset + _TEXT_SCAN_CHARS], spec)
+    return bool(scan.outer_closers) and scan.outer_closers[0][1] == OPEN_TO_CLOSE[opener]
+
+
+def _enclosing_state(doc: SyntaxDocument, byte: int) -> tuple[bool | None, bool]:
+    """(is the innermost bracket around `byte` closed? None = unknown, is the innermost block around it empty?)"""
     if doc.tree is None:
-        return True, False
-    node: tree_sitter.Node | None = doc.tree.root_node.descendant_for_byte_range(byte, byte)
+        return None, False
+    root = doc.tree.root_node
+    here, before = root.descendant_for_byte_range(byte, byte), root.descendant_for_byte_range(max(byte - 1, 0), byte)
+    # At the end of a node (`{█` with a MISSING `}`) only the node of the character before reaches inside it.
+    node: tree_sitter.Node | None = here
+    if here is None or (before is not None and before.end_byte - before.start_byte < here.end_byte - here.start_byte):
+        node = before
     closed: bool | None = None
     empty = False
     while node is not None and closed is None:
@@ -191,7 +205,7 @@ def _enclosing_state(doc: SyntaxDocument, byte: int) -> tuple[bool, bool]:
             if node.type in doc.spec.block_types:
                 empty = not any(c.is_named and not _is_comment(c) for c in node.children)
         node = node.parent
-    return (True if closed is None else closed), empty
+    return closed, empty
 
 
 def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
@@ -222,10 +236,12 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
     else:
         opener = None
     closed, empty = _enclosing_state(doc, byte)
+    if closed is None:
+        closed = _closed_by_text(text, offset, opener, spec)
     context = CursorContext(
         offset=offset, line_prefix=line_prefix, line_suffix=line_suffix, eol=eol,
         line_indent=leading_ws(text[start:end]), prev_line=prev_line, next_lines=next_lines,
-        indent_unit=_indent_unit(before + [text[start:end]] + after), in_comment=in_comment,
+        indent_unit=_indent_unit(before + [text[start:end]] + after, spec.default_indent), in_comment=in_comment,
         in_string=in_string, opener_before=opener, enclosing_closed=closed, empty_block=empty,
     )
     doc.memo[("context", offset)] = context

@@ -34,6 +34,7 @@ class LanguageSpec:
     block_openers: str = "{"
     # Words that continue a compound statement at the opener's own indentation (`else:`, `} catch {`).
     continuation_words: tuple[str, ...] = ("else", "catch", "finally")
+    default_indent: str = "    "  # indentation unit when the document shows none yet
 
     @property
     def indentation_syntax(self) -> bool:
@@ -53,18 +54,18 @@ SPECS: tuple[LanguageSpec, ...] = (
     ),
     LanguageSpec(
         "javascript", "tree_sitter_javascript", "language", ("javascript", "javascriptreact"),
-        (".js", ".mjs", ".cjs", ".jsx"), quotes="\"'`", block_types=_JS_BLOCKS,
+        (".js", ".mjs", ".cjs", ".jsx"), quotes="\"'`", default_indent="  ", block_types=_JS_BLOCKS,
     ),
     LanguageSpec(
         "typescript", "tree_sitter_typescript", "language_typescript", ("typescript",), (".ts", ".mts", ".cts"),
-        quotes="\"'`", block_types=_TS_BLOCKS,
+        quotes="\"'`", default_indent="  ", block_types=_TS_BLOCKS,
     ),
     LanguageSpec(
         "tsx", "tree_sitter_typescript", "language_tsx", ("typescriptreact",), (".tsx",),
-        quotes="\"'`", block_types=_TS_BLOCKS,
+        quotes="\"'`", default_indent="  ", block_types=_TS_BLOCKS,
     ),
     LanguageSpec(
-        "go", "tree_sitter_go", "language", ("go",), (".go",), quotes="\"'`",
+        "go", "tree_sitter_go", "language", ("go",), (".go",), quotes="\"'`", default_indent="\t",
         block_types=frozenset({"block", "field_declaration_list", "literal_value", "interface_type"}),
         continuation_words=("else", "case", "default"),
     ),

@@ -95,7 +95,8 @@ def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings |
         reason = "empty_block"
     elif ctx.opener_before is not None and _body_is_empty(ctx) and not (
             ctx.opener_before in "([" and ctx.line_suffix.strip()):  # `foo(█)`: arguments fit on the line
-        reason = "after_bracket" if ctx.opener_before in "([" else "after_block_opener"
+        bracket = ctx.opener_before in "([" or (ctx.opener_before == "{" and doc.spec.indentation_syntax)
+        reason = "after_bracket" if bracket else "after_block_opener"
     if reason is None:
         return single
     return CompletionPlan(

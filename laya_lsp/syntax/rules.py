@@ -6,6 +6,9 @@ validation (validate.py) runs once the text rules are done.
 
 from __future__ import annotations
 
+from functools import reduce
+from math import gcd
+
 from .brackets import CLOSE_TO_OPEN, OPEN_TO_CLOSE, balance, scan_brackets
 from .context import CursorContext, leading_ws, width
 from .languages import LanguageSpec
@@ -56,7 +59,7 @@ def normalize_indent_chars(text: str, ctx: CursorContext) -> str:
         return text
     uses_tabs = ctx.indent_unit == "\t"
     space_indents = [width(leading_ws(ln)) for ln in lines[1:] if ln.strip() and leading_ws(ln).startswith(" ")]
-    model_unit = min((w for w in space_indents if w > 0), default=4)
+    model_unit = min(reduce(gcd, space_indents, 0) or 4, 4)  # 8 and 12 → 4; a lone 8 is two levels of 4
     out = [lines[0]]
     for line in lines[1:]:
         lead = leading_ws(line)
@@ -168,6 +171,8 @@ def remove_suffix_overlap(text: str, ctx: CursorContext, spec: LanguageSpec) -> 
                 return True
             if char in CLOSE_TO_OPEN:
                 return pos in outer
+            if char == ">":  # a generic's closing angle: only if the candidate has more `>` than `<`
+                return trimmed.count(">") > trimmed.count("<")
             if char in spec.quotes or char in "\"'`":
                 return pos in closing_quotes or (scan.open_quote == char and pos == len(trimmed) - 1)
             return False

@@ -35,6 +35,21 @@ def error_spans(node: tree_sitter.Node, limit: int = 64) -> list[Span]:
     return spans
 
 
+def empty_blocks(node: tree_sitter.Node, lo: int, hi: int) -> int:
+    """Python `block` nodes without statements touching [lo, hi]: tree-sitter-python accepts a missing body
+    (`if x:` then a dedent) without an error node, but Python does not."""
+    count = 0
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.end_byte < lo or current.start_byte > hi:
+            continue
+        if current.type == "block" and not any(c.is_named and "comment" not in c.type for c in current.children):
+            count += 1
+        stack.extend(current.children)
+    return count
+
+
 def _touches(spans: list[Span], lo: int, hi: int) -> bool:
     return any(start <= hi and end >= lo for start, end in spans)
 
@@ -113,29 +128,33 @@ class CandidateChecker:
         self.parser = doc.parser
         self.byte = doc.byte_offset(offset)
         self.checks = 0
+        self.python = doc.language == "python"
         memo_key = ("window", self.byte)
         cached = doc.memo.get(memo_key)
         if cached is None:
             window = choose_window(doc, self.byte)
-            if window is None:
-                before = error_spans(doc.tree.root_node)
-            else:
-                before = error_spans(self.parser.parse(self._window_bytes(window, b"")).root_node)
-            cached = (window, before)
+            root = doc.tree.root_node if window is None else self.parser.parse(
+                self._window_bytes(window, b"")).root_node
+            at = self.byte if window is None else len(window.header) + self.byte - window.start
+            before = error_spans(root)
+            empty = empty_blocks(root, at, at) if self.python else 0
+            cached = (window, before, empty)
             doc.memo[memo_key] = cached
         self.window: Window | None = cached[0]  # type: ignore[index]
         self.before: list[Span] = cached[1]  # type: ignore[index]
+        self.empty_before: int = cached[2]  # type: ignore[index]
 
     def _window_bytes(self, window: Window, inserted: bytes) -> bytes:
         data = self.doc.data
         return window.header + data[window.start:self.byte] + inserted + data[self.byte:window.end]
 
-    def _errors_after(self, inserted: bytes) -> tuple[list[Span], int]:
-        """Error spans after inserting, and where the insertion starts in the parsed text."""
+    def _errors_after(self, inserted: bytes) -> tuple[list[Span], int, int]:
+        """Error spans after inserting, where the insertion starts in the parsed text, and new empty blocks."""
         if self.window is not None:
-            text = self._window_bytes(self.window, inserted)
-            return error_spans(self.parser.parse(text).root_node), len(self.window.header) + (
-                self.byte - self.window.start)
+            root = self.parser.parse(self._window_bytes(self.window, inserted)).root_node
+            at = len(self.window.header) + self.byte - self.window.start
+            empty = empty_blocks(root, at, at + len(inserted)) if self.python else 0
+            return error_spans(root), at, empty
         assert self.doc.tree is not None
         data = self.doc.data
         tree = self.doc.tree.copy()
@@ -143,8 +162,9 @@ class CandidateChecker:
         tree.edit(start_byte=self.byte, old_end_byte=self.byte, new_end_byte=self.byte + len(inserted),
                   start_point=start_point, old_end_point=start_point,
                   new_end_point=point_after(start_point, inserted))
-        new_tree = self.parser.parse(data[:self.byte] + inserted + data[self.byte:], tree)
-        return error_spans(new_tree.root_node), self.byte
+        root = self.parser.parse(data[:self.byte] + inserted + data[self.byte:], tree).root_node
+        empty = empty_blocks(root, self.byte, self.byte + len(inserted)) if self.python else 0
+        return error_spans(root), self.byte, empty
 
     def before_at(self) -> int:
         """Where the cursor sits in the coordinates of the `before` spans."""
@@ -157,8 +177,10 @@ class CandidateChecker:
         where there were none at the cursor before."""
         self.checks += 1
         inserted = encode(text)
-        after, at = self._errors_after(inserted)
+        after, at, empty_after = self._errors_after(inserted)
         added_here = _touches(after, at, at + len(inserted)) and not _touches(
             self.before, self.before_at(), self.before_at())
-        accepted = len(after) <= len(self.before) and not added_here
-        return Verdict(accepted, len(self.before), len(after))
+        errors_before = len(self.before) + self.empty_before
+        errors_after = len(after) + empty_after
+        accepted = errors_after <= errors_before and not added_here
+        return Verdict(accepted, errors_before, errors_after)
