@@ -108,7 +108,8 @@ class DecodeSettings:
 
 @dataclass
 class Branch:
-    ids: list[int]
+    ids: list[int]  # emitted tokens (stop tokens excluded)
+    last: int  # the token fed at the next step (finished branches keep feeding it; their output is ignored)
     logprob: float = 0.0
     done: bool = False
     newlines: int = 0
@@ -151,7 +152,7 @@ def decode_branches(
         order = mx.argsort(-vals)
         firsts = [int(x) for x in top[order].tolist()]
         first_lp = [float(x) for x in vals[order].tolist()]
-    branches = [Branch([t], lp) for t, lp in zip(firsts, first_lp)]
+    branches = [Branch([t], t, lp) for t, lp in zip(firsts, first_lp)]
     for b in branches:
         _update_stop(b, b.ids[-1], settings, newline_ids)
 
@@ -161,7 +162,7 @@ def decode_branches(
         steps = 1
         while steps < settings.max_tokens and not all(b.done for b in branches):
             cancel.check()
-            inp = mx.array([[b.ids[-1]] for b in branches])
+            inp = mx.array([[b.last] for b in branches])
             logits = model(inp, cache=cache)[:, -1, :]
             lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
             nxt = mx.argmax(lp, axis=-1)
@@ -171,6 +172,7 @@ def decode_branches(
                 if b.done:
                     continue
                 b.ids.append(int(t))
+                b.last = int(t)
                 b.logprob += float(l)
                 _update_stop(b, int(t), settings, newline_ids)
             steps += 1

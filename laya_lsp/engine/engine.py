@@ -171,6 +171,7 @@ class Engine:
             prompt = job.prepared if job.prepared is not None else self._prompt(req)
             doc = self.caches.get(req.doc_id)
             st.prompt_tokens = len(prompt)
+            st.prompt_hash = format(hash(tuple(prompt)) & 0xFFFFFFFFFFFF, "x")
             st.reused_tokens = min(doc.reusable(prompt), len(prompt) - 1)
             pre = prefill_chunked(lm.model, doc, prompt, s.prefill_chunk, job.token)
             st.reused_tokens, st.prefill_ms = pre.reused, pre.ms

@@ -122,6 +122,10 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
         raise ModelLoadError(f"cannot load {path}: {exc} (unsupported architecture or mismatched weights?)") from exc
     except Exception as exc:  # noqa: BLE001 - corrupt files surface as many exception types
         raise ModelLoadError(f"cannot load {path}: {type(exc).__name__}: {exc}") from exc
+    # Prompts are budgeted by the engine; the HF length warning would only be noise on stderr.
+    hf = getattr(tokenizer, "_tokenizer", tokenizer)
+    if hasattr(hf, "model_max_length"):
+        hf.model_max_length = 10**9
     dtype = "mixed"
     if mx.default_device() == mx.cpu:
         # fp32 is the fast dtype on MLX's CPU backend; fp16/bf16 matmuls are much slower there.

@@ -121,18 +121,22 @@ class Scheduler:
     # -- worker ------------------------------------------------------------------------------------------
     @staticmethod
     def _finish(job: Job, reason: str) -> None:
+        """Answer a job that will not (or did not fully) run. The drop callback runs even when the caller
+        already gave up on the future (an asyncio wrapper cancels it), so every request is accounted for."""
         job.token.cancel(reason)
-        if job.on_drop is not None and not job.future.done():
+        outcome: Any = Cancelled(reason)
+        if job.on_drop is not None:
             try:
-                job.future.set_result(job.on_drop(job, reason))
-                return
+                outcome = job.on_drop(job, reason)
             except Exception as exc:  # noqa: BLE001 - the drop callback must never kill the caller
                 log.exception("drop callback failed")
-                if not job.future.done():
-                    job.future.set_exception(exc)
-                return
-        if not job.future.done():
-            job.future.set_exception(Cancelled(reason))
+                outcome = exc
+        if job.future.done():
+            return
+        if isinstance(outcome, BaseException):
+            job.future.set_exception(outcome)
+        else:
+            job.future.set_result(outcome)
 
     def _next(self) -> tuple[Callable[[], Any], Future] | Job | None:
         """Pick the next control call or ready job; None means stop. Waits as needed."""

@@ -24,6 +24,7 @@ class RequestStats:
     postprocess_ms: float = 0.0
     total_ms: float = 0.0
     candidates: int = 0
+    prompt_hash: str = ""  # identifies the exact prompt (same ids, same hash) within one server process
     error: str | None = None
     extra: dict[str, object] = field(default_factory=dict)
 

@@ -1,0 +1,191 @@
+"""Engine core through the real server: cache reuse while typing, exact reuse, cancel, supersede, LRU, debounce."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sysconfig
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from conftest import SERVER_CMD
+from lsphelpers import change, close_doc, complete_texts, completion_params, open_doc, position_at, stats
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcRequestCancelled
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+SOURCE = (Path(sysconfig.get_paths()["stdlib"]) / "textwrap.py").read_text()
+
+
+def _client_fixture(options: dict):
+    @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD))
+    async def fixture(lsp_client: LanguageClient):
+        caps = lsp.ClientCapabilities(window=lsp.WindowClientCapabilities(work_done_progress=False))
+        await lsp_client.initialize_session(
+            lsp.InitializeParams(capabilities=caps, process_id=None, initialization_options=options)
+        )
+        yield
+        await lsp_client.shutdown_session()
+
+    return fixture
+
+
+client = _client_fixture({"contextTokens": 2048, "candidates": 3, "maxTokens": 12, "debounceMs": 0})
+small = _client_fixture({"contextTokens": 4096, "candidates": 2, "maxTokens": 8, "debounceMs": 0})
+slow_prefill = _client_fixture({"contextTokens": 4096, "prefillChunk": 8, "candidates": 1, "maxTokens": 4})
+tiny_budget = _client_fixture({"cacheBudgetMB": 1, "contextTokens": 1024, "candidates": 1, "maxTokens": 2})
+debounced = _client_fixture({"debounceMs": 300, "candidates": 1, "maxTokens": 2})
+
+
+def _file_of_tokens(n_chars: int) -> str:
+    return SOURCE[:n_chars]
+
+
+async def test_typing_reuses_most_prompt_tokens(client: LanguageClient):
+    uri = "file:///typing.py"
+    text = _file_of_tokens(5200)
+    cursor = text.index("\n", 2600) + 1
+    open_doc(client, uri, text)
+    await stats(client, reset=True)
+    typed = "    result = wrapper.w"[:20]
+    for i, ch in enumerate(typed):
+        pos = position_at(text, cursor)
+        change(client, uri, i + 2, pos, pos, ch)
+        text = text[:cursor] + ch + text[cursor:]
+        cursor += 1
+        await complete_texts(client, uri, position_at(text, cursor))
+    st = await stats(client, recent=20)
+    recent = st["recent"]
+    assert len(recent) == 20 and all(r["status"] == "ok" for r in recent)
+    assert min(r["prompt_tokens"] for r in recent) >= 1300, "the document should give a ~1,500-token prompt"
+    reused = sum(r["reused_tokens"] for r in recent[1:])  # the first one pays for the cold cache
+    prompt = sum(r["prompt_tokens"] for r in recent[1:])
+    assert reused / prompt >= 0.9, f"reuse ratio {reused / prompt:.3f}"
+
+
+def _random_edit(rng: random.Random, text: str) -> tuple[int, int, str]:
+    pieces = ["x", " ", "\n", "foo(", ")", "日本語", "😀", "é", "    ", "return ", "# note\n", ""]
+    start = rng.randrange(len(text) + 1)
+    end = min(len(text), start + rng.choice([0, 0, 1, 3, 10]))
+    return start, end, rng.choice(pieces)
+
+
+async def test_reused_cache_equals_cold_over_random_edits(small: LanguageClient):
+    """Greedy candidates from a reused cache equal those from a cold cache, after edits anywhere."""
+    rng = random.Random(1234)
+    uri = "file:///warm.py"
+    text = _file_of_tokens(1200)
+    open_doc(small, uri, text)
+    version = 1
+    for seq in range(200):
+        for _ in range(rng.randint(1, 3)):
+            start, end, new = _random_edit(rng, text)
+            version += 1
+            change(small, uri, version, position_at(text, start), position_at(text, end), new)
+            text = text[:start] + new + text[end:]
+        cursor = rng.randrange(len(text) + 1)
+        warm = await complete_texts(small, uri, position_at(text, cursor))
+        cold_uri = f"file:///cold-{seq}.py"
+        open_doc(small, cold_uri, text)
+        cold = await complete_texts(small, cold_uri, position_at(text, cursor))
+        close_doc(small, cold_uri)
+        w, c = (await stats(small, recent=2))["recent"]
+        assert w["prompt_hash"] == c["prompt_hash"], "both documents should give the same prompt"
+        assert c["reused_tokens"] == 0
+        assert warm == cold, f"sequence {seq}: reused {warm!r} != cold {cold!r}"
+    st = await stats(small, recent=0)
+    assert st["summary"]["reused_tokens"] > 0
+
+
+async def test_cancel_stops_prefill_and_keeps_the_prefilled_part(slow_prefill: LanguageClient):
+    uri = "file:///long.py"
+    text = SOURCE[:14000]
+    open_doc(slow_prefill, uri, text)
+    pos = position_at(text, len(text))
+    # A cold reference: how long a full prefill takes on this machine, now.
+    ref_uri = "file:///ref.py"
+    open_doc(slow_prefill, ref_uri, text)
+    await complete_texts(slow_prefill, ref_uri, pos)
+    full_ms = (await stats(slow_prefill, recent=1))["recent"][-1]["prefill_ms"]
+
+    loop = asyncio.get_running_loop()
+    # send_request_async is a coroutine: schedule it so the request goes out now.
+    fut = asyncio.ensure_future(
+        slow_prefill.protocol.send_request_async(lsp.TEXT_DOCUMENT_COMPLETION, completion_params(uri, pos), msg_id="long-1")
+    )
+    await asyncio.sleep(full_ms / 1000 * 0.3)
+    t_cancel = loop.time()
+    slow_prefill.protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id="long-1"))
+    with pytest.raises(JsonRpcRequestCancelled):
+        await fut
+    # The worker is free again once the cancelled prefill stopped: a stats round-trip through it proves it.
+    st = await stats(slow_prefill, recent=1)
+    waited_ms = (loop.time() - t_cancel) * 1000
+    assert st["recent"][-1]["status"] == "cancelled"
+    assert waited_ms < full_ms * 0.6, f"cancel took {waited_ms:.0f} ms; a full prefill takes {full_ms:.0f} ms"
+
+    await complete_texts(slow_prefill, uri, pos)
+    after = (await stats(slow_prefill, recent=1))["recent"][-1]
+    assert after["status"] == "ok"
+    assert 0 < after["reused_tokens"] < after["prompt_tokens"] - 1, "the cancelled prefill's work was not kept"
+
+
+async def test_newer_request_supersedes_older(client: LanguageClient):
+    uri = "file:///super.py"
+    text = _file_of_tokens(5200)
+    open_doc(client, uri, text)
+    first = asyncio.ensure_future(client.text_document_completion_async(completion_params(uri, position_at(text, 3000))))
+    await asyncio.sleep(0.05)  # the first is running (or debounced) when the second arrives
+    second = asyncio.ensure_future(client.text_document_completion_async(completion_params(uri, position_at(text, 3001))))
+    r1, r2 = await asyncio.gather(first, second)
+    assert not r1.items and r1.is_incomplete, "the superseded request must not return stale text"
+    assert r2.items
+    statuses = [r["status"] for r in (await stats(client, recent=2))["recent"]]
+    assert "superseded" in statuses and statuses[-1] == "ok"
+
+
+async def test_lru_keeps_cache_under_budget(tiny_budget: LanguageClient):
+    text = _file_of_tokens(3000)
+    for i in range(20):
+        uri = f"file:///doc{i}.py"
+        open_doc(tiny_budget, uri, text)
+        await complete_texts(tiny_budget, uri, position_at(text, len(text) // 2))
+    st = await stats(tiny_budget, recent=0)
+    assert st["cacheBytesTotal"] <= st["cacheBudgetBytes"]
+    assert st["evictions"] > 0
+    assert 0 < len(st["documents"]) < 20
+
+
+async def test_close_frees_the_document_cache(client: LanguageClient):
+    uri = "file:///closing.py"
+    text = _file_of_tokens(800)
+    open_doc(client, uri, text)
+    await complete_texts(client, uri, position_at(text, 400))
+    assert uri in [d["uri"] for d in (await stats(client, recent=0))["documents"]]
+    close_doc(client, uri)
+    assert uri not in [d["uri"] for d in (await stats(client, recent=0))["documents"]]
+
+
+async def test_debounce_skipped_when_the_cache_covers_nearly_all(debounced: LanguageClient):
+    uri = "file:///deb.py"
+    text = _file_of_tokens(2000)
+    open_doc(debounced, uri, text)
+    await complete_texts(debounced, uri, position_at(text, 1000))  # cold: debounced
+    pos = position_at(text, 1000)
+    change(debounced, uri, 2, pos, pos, "a")
+    text = text[:1000] + "a" + text[1000:]
+    await complete_texts(debounced, uri, position_at(text, 1001))  # one new token: no debounce
+    first, second = (await stats(debounced, recent=2))["recent"]
+    assert first["debounce_ms"] >= 250
+    assert second["debounce_ms"] == 0
+
+
+async def test_candidates_are_distinct_single_lines(client: LanguageClient):
+    uri = "file:///cands.py"
+    text = _file_of_tokens(3000)
+    open_doc(client, uri, text)
+    texts = await complete_texts(client, uri, position_at(text, 1500))
+    assert 1 <= len(texts) <= 3
+    assert len(set(texts)) == len(texts)
+    assert all("\n" not in t for t in texts)
