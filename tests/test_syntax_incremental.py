@@ -88,6 +88,7 @@ def test_incremental_edits_match_fresh_parse(initial: str, changes: list, langua
         reference = reference[:lo] + new_text + reference[hi:]
         assert doc.text == reference
         assert doc.offset_at(*start) == lo
+        assert doc._line_starts() == [start for start, _ in ref_lines(reference)]  # patched, not rescanned
     fresh = new_parser(language).parse(reference.encode("utf-8", "surrogatepass"))
     assert doc.tree is not None
     assert str(doc.tree.root_node) == str(fresh.root_node)

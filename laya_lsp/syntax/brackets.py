@@ -7,7 +7,9 @@ languages without a grammar.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .languages import LanguageSpec
 
@@ -49,8 +51,22 @@ def _skip_string(text: str, i: int, quote: str, spec: LanguageSpec) -> tuple[int
     return n, False
 
 
+@lru_cache(maxsize=32)
+def _token_pattern(spec: LanguageSpec) -> re.Pattern[str]:
+    """Everything the scanner stops at: comment starts, quotes, brackets, newlines."""
+    parts = []
+    if spec.line_comment:
+        parts.append(re.escape(spec.line_comment))
+    if spec.block_comment:
+        parts.append(re.escape(spec.block_comment[0]))
+    parts.append("[" + re.escape(spec.quotes + "()[]{}") + "\n]")
+    return re.compile("|".join(parts))
+
+
+@lru_cache(maxsize=256)
 def scan_brackets(text: str, spec: LanguageSpec, in_string: str | None = None) -> BracketScan:
-    """Scan `text` for brackets outside strings and comments.
+    """Scan `text` for brackets outside strings and comments (cached: several rules ask about one candidate;
+    treat the result as read-only).
 
     `in_string` names the quote of a string the fragment starts inside (the cursor was in a string literal), so
     the first matching quote closes it rather than opening a new one.
@@ -66,36 +82,38 @@ def scan_brackets(text: str, spec: LanguageSpec, in_string: str | None = None) -
         scan.line_depths.extend(0 for _ in range(text.count("\n", 0, end)))
         scan.stray_quotes.append(end)
         i = end + 1
-    line_comment, block_comment = spec.line_comment, spec.block_comment
+    pattern = _token_pattern(spec)
+    block_comment = spec.block_comment
     while i < n:
-        ch = text[i]
-        if ch == "\n":
+        match = pattern.search(text, i)
+        if match is None:
+            break
+        token, i = match.group(), match.start()
+        if token == "\n":
             scan.line_depths.append(len(stack))
             i += 1
-        elif line_comment and text.startswith(line_comment, i):
+        elif token == spec.line_comment:
             nl = text.find("\n", i)
             i = n if nl < 0 else nl
-        elif block_comment and text.startswith(block_comment[0], i):
-            end = text.find(block_comment[1], i + len(block_comment[0]))
+        elif block_comment and token == block_comment[0]:
+            end = text.find(block_comment[1], i + len(token))
             stop = n if end < 0 else end + len(block_comment[1])
             scan.line_depths.extend(len(stack) for _ in range(text.count("\n", i, stop)))
             i = stop
-        elif ch in spec.quotes:
-            stop, closed = _skip_string(text, i, ch, spec)
+        elif token in spec.quotes:
+            stop, closed = _skip_string(text, i, token, spec)
             scan.line_depths.extend(len(stack) for _ in range(text.count("\n", i, stop)))
             if not closed:
-                scan.open_quote = ch
+                scan.open_quote = token
             i = stop
-        elif ch in OPEN_TO_CLOSE:
-            stack.append((i, ch))
-            i += 1
-        elif ch in CLOSE_TO_OPEN:
-            if stack and stack[-1][1] == CLOSE_TO_OPEN[ch]:
-                stack.pop()
-            elif not stack:
-                scan.outer_closers.append((i, ch))
+        elif token in OPEN_TO_CLOSE:
+            stack.append((i, token))
             i += 1
         else:
+            if stack and stack[-1][1] == CLOSE_TO_OPEN[token]:
+                stack.pop()
+            elif not stack:
+                scan.outer_closers.append((i, token))
             i += 1
     scan.unclosed = stack
     return scan

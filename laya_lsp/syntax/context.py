@@ -20,7 +20,7 @@ _STRING_TYPES = frozenset({"string", "string_literal", "template_string", "raw_s
                            "string_content", "string_fragment", "template_literal"})
 _PY_COMPOUND = frozenset({"def", "class", "if", "elif", "else", "for", "while", "try", "except", "finally",
                           "with", "async", "match", "case"})
-_SCAN_LINES = 60  # lines either side of the cursor used to guess the indentation unit
+_SCAN_LINES = 24  # lines either side of the cursor used to guess the indentation unit
 _TEXT_SCAN_CHARS = 3000  # how far the text fallback looks for a closing bracket
 
 
@@ -217,8 +217,8 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
     offset = max(0, min(offset, len(text)))
     start, end = _lines_around(text, offset)
     eol = "\r\n" if text.find("\r\n", max(0, start - 2), end + 2) >= 0 or "\r\n" in text[:2000] else "\n"
-    before = text[max(0, start - 4000):start].splitlines()[-_SCAN_LINES:]
-    after = text[end:end + 4000].splitlines()[1:_SCAN_LINES]
+    before = text[max(0, start - 2000):start].splitlines()[-_SCAN_LINES:]
+    after = text[end:end + 1000].splitlines()[1:_SCAN_LINES // 2]
     prev_line = next((ln for ln in reversed(before) if ln.strip()), None)
     next_lines = tuple(ln for ln in after if ln.strip())[:4]
     line_prefix, line_suffix = text[start:offset], text[offset:end]

@@ -89,6 +89,23 @@ class SyntaxDocument:
             self._starts = [0] + [m.end() for m in _EOL.finditer(self._text)]
         return self._starts
 
+    def _update_line_starts(self, lo: int, hi: int, delta: int) -> None:
+        """Patch the line table after `text[lo:hi]` was replaced (length change `delta`) instead of rescanning.
+
+        Starts after `hi + 1` only shift (the line endings before them are untouched text); starts from the line
+        before `lo` up to there are rescanned, which covers a `\r` + `\n` pair joined or split by the edit.
+        """
+        starts = self._starts
+        if starts is None:
+            return
+        first = max(bisect_right(starts, lo) - 2, 0)
+        region_start = starts[first]
+        region_end = hi + 1 + delta
+        tail = bisect_right(starts, hi + 1)
+        # One character past the region so a `\r\n` straddling its end is seen whole (and left to the tail).
+        middle = [m.end() for m in _EOL.finditer(self._text, region_start, region_end + 1)]
+        self._starts = starts[:first + 1] + [s for s in middle if s <= region_end] + [s + delta for s in starts[tail:]]
+
     def offset_at(self, line: int, utf16_col: int) -> int:
         """`str` index of an LSP position; lines past the end map to the end of the text."""
         starts = self._line_starts()
@@ -146,7 +163,7 @@ class SyntaxDocument:
         self._text = self._text[:lo] + new_text + self._text[hi:]
         self._bytes = old_bytes[:start_byte] + inserted + old_bytes[old_end_byte:]
         self._ascii = self._ascii and new_text.isascii()
-        self._starts = None
+        self._update_line_starts(lo, hi, len(new_text) - (hi - lo))
         self.version += 1
         self.memo.clear()
         if self._parser is None or self.tree is None:

@@ -1,0 +1,218 @@
+"""The smallest piece of a document around the cursor that parses on its own: what candidate checks reparse.
+
+Top-level children of the root always parse standalone. Inside them the search descends into bodies: a
+Python block becomes standalone under synthetic `if 1:` headers that reproduce each enclosing indentation
+level; a brace-language block or class body under a synthetic wrapper (`function _() {` … `}`). The window
+is then only the statements around the cursor, a few hundred bytes, whatever the file size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import tree_sitter
+
+from .document import SyntaxDocument
+
+SMALL_WINDOW_BYTES = 400  # windows this small are not worth descending further
+MAX_WINDOW_BYTES = 6000  # above this, reparsing the whole document incrementally is cheaper
+
+_FN = (b"function _() {\n", b"\n}")
+_CLASS = (b"class _ {\n", b"\n}")
+# Synthetic wrappers that make the inside of a closed `{ … }` node parse as it does in place.
+WRAPPERS: dict[str, dict[str, tuple[bytes, bytes]]] = {
+    "javascript": {"statement_block": _FN, "class_body": _CLASS},
+    "typescript": {"statement_block": _FN, "class_body": _CLASS, "interface_body": (b"interface _ {\n", b"\n}")},
+    "tsx": {"statement_block": _FN, "class_body": _CLASS},
+    "java": {"block": (b"class _ { void _() {\n", b"\n}}"), "constructor_body": (b"class _ { _() {\n", b"\n}}"),
+             "class_body": _CLASS, "interface_body": (b"interface _ {\n", b"\n}")},
+    "c": {"compound_statement": (b"void _(void) {\n", b"\n}")},
+    "cpp": {"compound_statement": (b"void _() {\n", b"\n}"), "field_declaration_list": (b"struct _ {\n", b"\n};"),
+            "declaration_list": (b"namespace _ {\n", b"\n}")},
+    "go": {"block": (b"func _() {\n", b"\n}")},
+    "rust": {"block": (b"fn _() {\n", b"\n}"), "declaration_list": (b"impl _ {\n", b"\n}")},
+}
+
+
+@dataclass(frozen=True)
+class Window:
+    """Document bytes [start, end) that parse on their own between `header` and `footer`."""
+
+    start: int
+    end: int
+    header: bytes = b""
+    footer: bytes = b""
+
+    def text(self, data: bytes, at: int, inserted: bytes) -> bytes:
+        """The window with `inserted` placed at document byte `at`."""
+        return self.header + data[self.start:at] + inserted + data[at:self.end] + self.footer
+
+    def position(self, at: int) -> int:
+        """Where document byte `at` lands in the window text."""
+        return len(self.header) + at - self.start
+
+
+def _line_start(data: bytes, byte: int) -> int:
+    return data.rfind(b"\n", 0, byte) + 1
+
+
+def _pick(children: list[tree_sitter.Node], byte: int) -> tuple[int, int, tree_sitter.Node | None]:
+    """Range of the child holding `byte`, or of both neighbours when it falls between two, and that child."""
+    before = [c for c in children if c.start_byte <= byte]
+    if not before:
+        return (min(byte, children[0].start_byte), children[0].end_byte, None) if children else (byte, byte, None)
+    holder = before[-1]
+    if byte <= holder.end_byte:
+        return holder.start_byte, holder.end_byte, holder
+    later = children[len(before)] if len(before) < len(children) else None
+    return holder.start_byte, (later.end_byte if later is not None else byte), holder
+
+
+def _inner_children(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """Children without the node's own enclosing brackets."""
+    children = node.children
+    if len(children) >= 2 and children[0].type == "{" and children[-1].type == "}":
+        return children[1:-1]
+    return children
+
+
+def _python_block(holder: tree_sitter.Node, byte: int, data: bytes) -> tree_sitter.Node | None:
+    """The block (of the holder or its `else`/`except`… clauses) the cursor is in, by position and indentation."""
+    if holder.type == "decorated_definition":
+        definition = holder.child_by_field_name("definition")
+        holder = definition if definition is not None else holder
+    blocks = [c for c in holder.children if c.type == "block"]
+    blocks += [b for c in holder.children if c.type.endswith("_clause") for b in c.children if b.type == "block"]
+    blocks = [b for b in blocks if b.start_byte <= byte and b.child_count]
+    if not blocks:
+        return None
+    block = max(blocks, key=lambda b: b.start_byte)
+    if byte > block.end_byte:
+        # A blank line after the block's last statement belongs to it when indented at least as deep.
+        gap = data[block.end_byte:byte]
+        line = data[_line_start(data, byte):byte]
+        if gap.strip() or len(line) < block.start_point.column:
+            return None
+    return block
+
+
+def _brace_block(holder: tree_sitter.Node, byte: int, wrappers: dict[str, tuple[bytes, bytes]]
+                 ) -> tree_sitter.Node | None:
+    """The outermost closed wrappable `{ … }` node inside `holder` whose braces enclose the cursor."""
+    node: tree_sitter.Node | None = holder
+    while node is not None:
+        if node.type in wrappers:
+            children = node.children
+            if (len(children) >= 2 and children[0].type == "{" and children[0].end_byte <= byte
+                    and children[-1].type == "}" and not children[-1].is_missing
+                    and children[-1].start_byte >= byte):
+                return node
+        node = next((c for c in node.children if c.start_byte < byte < c.end_byte), None)
+    return None
+
+
+def _header_window(holder: tree_sitter.Node, byte: int, window: Window, python: bool,
+                   wrappers: dict[str, tuple[bytes, bytes]]) -> Window:
+    """Cursor in a big definition's header (`class A:█`): the header plus the body's first statement will do."""
+    queue = [holder]
+    for _ in range(64):  # breadth-first over the first levels only
+        if not queue:
+            break
+        node = queue.pop(0)
+        if node.start_byte >= byte and (node.type == "block" if python else node.type in wrappers):
+            inner = _inner_children(node)
+            if python and inner:
+                return Window(window.start, max(window.start, inner[0].end_byte, byte), window.header, window.footer)
+            if not python and inner and node.children[0].type == "{":
+                closer = b"\n};" if node.type == "field_declaration_list" else b"\n}"
+                return Window(window.start, max(inner[0].end_byte, byte), window.header, closer + window.footer)
+            return window
+        queue.extend(c for c in node.children if c.end_byte >= byte)
+    return window
+
+
+_PY_DEFINITION = (b"def ", b"async def ", b"class ", b"@")
+_TEXT_SCAN_LINES = 300
+
+
+def _indent_of(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t"))
+
+
+def python_text_window(data: bytes, byte: int) -> Window | None:
+    """Python window found from indentation alone, for when errors have broken the tree's structure.
+
+    From the nearest enclosing `def`/`class` line above the cursor to the next line indented no deeper than it.
+    """
+    cursor_start = _line_start(data, byte)
+    line_end = data.find(b"\n", byte)
+    line_end = len(data) if line_end < 0 else line_end
+    cursor_line = data[cursor_start:line_end]
+    limit = _indent_of(cursor_line) if cursor_line.strip() else len(data[cursor_start:byte])
+    start, pos = None, cursor_start
+    for _ in range(_TEXT_SCAN_LINES):
+        line = data[pos:data.find(b"\n", pos) if data.find(b"\n", pos) >= 0 else len(data)]
+        stripped = line.lstrip(b" \t")
+        if stripped and (_indent_of(line) < limit or pos == cursor_start) and stripped.startswith(_PY_DEFINITION):
+            start = pos
+            break
+        if pos == 0:
+            break
+        pos = _line_start(data, pos - 1)
+    if start is None:
+        return None
+    depth = _indent_of(data[start:data.find(b"\n", start)])
+    end = line_end
+    for _ in range(_TEXT_SCAN_LINES):
+        if end >= len(data):
+            break
+        next_end = data.find(b"\n", end + 1)
+        next_end = len(data) if next_end < 0 else next_end
+        line = data[end + 1:next_end]
+        if line.strip() and _indent_of(line) <= depth:
+            break
+        end = next_end
+    else:
+        return None
+    return Window(start, end, b"if 1:\n" if depth else b"")
+
+
+def choose_window(doc: SyntaxDocument, byte: int) -> Window | None:
+    """The smallest window around `byte` that parses standalone, or None to reparse the whole document."""
+    assert doc.tree is not None
+    data = doc.data
+    python = doc.language == "python"
+    wrappers = WRAPPERS.get(doc.language or "", {})
+    line_end = data.find(b"\n", byte)
+    line_end = len(data) if line_end < 0 else line_end
+    node = doc.tree.root_node
+    header, footer = b"", b""
+    while True:
+        lo, hi, holder = _pick(_inner_children(node), byte)
+        if python:
+            start, end = _line_start(data, min(lo, byte)), max(hi, line_end)
+        else:
+            start, end = min(lo, byte), max(hi, byte)
+        window = Window(start, end, header, footer)
+        if end - start <= SMALL_WINDOW_BYTES or holder is None:
+            break
+        if python:
+            inner = _python_block(holder, byte, data)
+            owner = inner.parent if inner is not None else None
+            indent = data[_line_start(data, owner.start_byte):owner.start_byte] if owner is not None else b"x"
+            if inner is None or indent.strip():
+                window = _header_window(holder, byte, window, python, wrappers)
+                break
+            header += indent + b"if 1:\n"
+        else:
+            inner = _brace_block(holder, byte, wrappers)
+            if inner is None:
+                window = _header_window(holder, byte, window, python, wrappers)
+                break
+            header, footer = header + wrappers[inner.type][0], wrappers[inner.type][1] + footer
+        node = inner
+    if python and window.end - window.start > SMALL_WINDOW_BYTES:
+        by_text = python_text_window(data, byte)
+        if by_text is not None and by_text.end - by_text.start < window.end - window.start:
+            window = by_text
+    return window if window.end - window.start <= MAX_WINDOW_BYTES else None
