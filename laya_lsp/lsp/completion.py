@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.workspace import TextDocument
@@ -34,7 +35,7 @@ def _is_word_char(ch: str) -> bool:
 
 def locate(ls: LayaServer, uri: str, position: lsp.Position) -> Cursor | None:
     """Resolve a request position; None for unknown documents or positions outside the document."""
-    if uri not in ls.workspace.text_documents:
+    if unquote(uri) not in ls.workspace.text_documents:  # pygls keys documents by the unquoted URI
         log.warning("request for a document that is not open: %s", uri)
         return None
     doc = ls.workspace.get_text_document(uri)
