@@ -1,12 +1,15 @@
-"""Custom requests: `laya/stats`."""
+"""Custom requests: `laya/stats` and `laya/documentText`."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
+from urllib.parse import unquote
 
 from ..blas import active_blas
 from .server import STATS_METHOD, LayaServer
+
+DOCUMENT_TEXT_METHOD = "laya/documentText"
 
 
 def _get(params: Any, key: str, default: Any) -> Any:
@@ -47,3 +50,13 @@ def register(server: LayaServer) -> None:
         if _get(params, "reset", False) is True:
             engine.stats.reset()
         return out
+
+    @server.feature(DOCUMENT_TEXT_METHOD)
+    def document_text(ls: LayaServer, params: Any = None) -> dict[str, Any] | None:
+        """The server's copy of an open document: params {"uri": str} → {"uri", "text", "version"}, or null
+        when the document is not open. For tests and bug reports: it shows exactly what the model sees."""
+        uri = _get(params, "uri", None)
+        if not isinstance(uri, str) or unquote(uri) not in ls.workspace.text_documents:
+            return None
+        doc = ls.workspace.get_text_document(uri)
+        return {"uri": uri, "text": doc.source, "version": doc.version}

@@ -1,0 +1,67 @@
+"""A whole session through the raw client; every message the server sends is validated against the LSP 3.18
+metaModel (responses, notifications, $/progress, server→client requests). Zero violations allowed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import SERVER_CMD
+from lspclient import LspClient, rich_capabilities
+from metamodel import METAMODEL_PATH, SessionValidator
+
+pytestmark = pytest.mark.skipif(not METAMODEL_PATH.exists(), reason=f"{METAMODEL_PATH} missing (../shared)")
+
+URI = "file:///work/conformance%20demo.py"
+TEXT = 'import os\n\n\ndef greet(name):\n    """Say hello 👋 to 世界."""\n    return "hi " + name\n\n\ngre'
+
+
+@pytest.mark.parametrize("encodings", [["utf-16"], ["utf-8", "utf-16"]], ids=["utf16", "utf8"])
+async def test_full_session_conforms(encodings):
+    c = await LspClient.spawn(SERVER_CMD)
+    try:
+        resp = await c.request("initialize", {
+            "processId": None, "rootUri": "file:///work", "capabilities": rich_capabilities(encodings),
+            "clientInfo": {"name": "conformance", "version": "1"}, "locale": "en",
+            "workspaceFolders": [{"uri": "file:///work", "name": "work"}], "trace": "off",
+        })
+        raw = next(r.raw for r in c.received() if isinstance(r.msg, dict) and r.msg.get("id") == resp["id"])
+        assert b'"inlineCompletionProvider"' in raw, "inline completion is not advertised in the raw JSON"
+        caps = resp["result"]["capabilities"]
+        assert caps["positionEncoding"] == encodings[0]
+        assert caps["textDocumentSync"]["change"] == 2
+        await c.notify("initialized", {})
+        await c.did_open(URI, TEXT)
+
+        last = TEXT.count("\n")
+        first = await c.completion(URI, last, 3)
+        assert first["result"]["items"], "no completion items"
+        inline = await c.inline_completion(URI, last, 3)
+        assert inline["result"]["items"]
+        # Type "et(" after "gre" and ask again; then an edit on the emoji line (UTF-16 vs UTF-8 columns differ).
+        await c.did_change(URI, 2, [{"range": {"start": {"line": last, "character": 3},
+                                               "end": {"line": last, "character": 3}}, "text": "et("}])
+        second = await c.completion(URI, last, 6)
+        assert "result" in second
+        stats = await c.call("laya/stats", {"recent": 5})
+        assert stats["recent"][-1]["status"] == "ok"
+        doc = await c.call("laya/documentText", {"uri": URI})
+        assert doc["text"].endswith("greet(") and doc["version"] == 2
+        # Invalid settings: the server must say so with window/showMessage (validated like everything else).
+        await c.notify("workspace/didChangeConfiguration", {"settings": {"laya": {"candidates": "many"}}})
+        shown = await c.wait_notification("window/showMessage", timeout=10)
+        assert shown["params"]["type"] == 1 and "candidates" in shown["params"]["message"]
+        # A request after the settings change still works (the invalid settings were ignored).
+        assert (await c.completion(URI, last, 6))["result"] is not None
+        code = await c.shutdown_and_exit()
+        assert code == 0
+    finally:
+        await c.close()
+
+    report = SessionValidator().validate_log(c.log, c.frame_errors)
+    methods = sorted({r.msg.get("method", "response") for r in c.received() if isinstance(r.msg, dict)})
+    print(f"\nconformance[{encodings[0]}]: {report.validated} server messages validated "
+          f"({json.dumps(report.by_kind)}; {', '.join(methods)}), {len(report.violations)} violations")
+    assert report.violations == [], "\n".join(report.violations[:30])
+    assert report.by_kind.get("notification", 0) >= 3  # progress begin/end + logMessage at least
+    assert any(r.msg.get("method") == "window/workDoneProgress/create" for r in c.received())
