@@ -121,7 +121,7 @@ def serve(args: argparse.Namespace) -> int:
             server.start_io()
     finally:
         server.engine.shutdown()
-    return 0
+    return server.exit_code
 
 
 if __name__ == "__main__":  # pragma: no cover

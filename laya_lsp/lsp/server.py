@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
+import threading
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -17,6 +20,7 @@ from .. import __version__
 from ..blas import set_blas_threads
 from ..config import Settings, SettingsError, parse_settings, settings_from_env
 from ..engine import Engine, ModelLoadError
+from .protocol import LayaProtocol, serve_stream, stdin_chunks, strict_converter
 
 log = logging.getLogger(__name__)
 
@@ -27,12 +31,62 @@ class LayaServer(LanguageServer):
     """A LanguageServer with one engine (model + caches + scheduler) and the `laya` settings."""
 
     def __init__(self, settings: Settings | None = None) -> None:
-        super().__init__("laya-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        super().__init__("laya-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+                         protocol_cls=LayaProtocol, converter_factory=strict_converter)
         self.settings = settings_from_env(settings or Settings())
         self.engine = Engine(self.settings.engine())
         self._load_task: asyncio.Task | None = None
         self._progress_n = 0
         self._pending_error: str | None = None
+
+    # -- transports: our framing loop (protocol.py) instead of pygls' readline-based one ----------------
+    @property
+    def exit_code(self) -> int:
+        """0 after shutdown + exit or end of input; 1 for exit without shutdown (LSP 3.18, "exit")."""
+        code = self.protocol.exit_code  # type: ignore[attr-defined]
+        return 0 if code is None else code
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve over stdin/stdout. fd 1 is pointed at stderr so a stray print cannot corrupt the channel."""
+        in_fd = (stdin or sys.stdin.buffer).fileno()
+        out = stdout
+        if out is None:
+            out = os.fdopen(os.dup(1), "wb")
+            os.dup2(2, 1)
+            sys.stdout = sys.stderr
+        self.protocol.set_writer(_FlushingWriter(out))
+        self._stop_event = threading.Event()
+
+        async def main() -> None:
+            await serve_stream(stdin_chunks(in_fd), self.protocol, self._stop_event)  # type: ignore[arg-type]
+
+        try:
+            asyncio.run(main())
+        except BrokenPipeError:
+            log.error("the client closed the connection")
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one TCP client at a time on host:port; returns after the client's exit."""
+        self._stop_event = stop = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await serve_stream(lambda: reader.read(1 << 16), self.protocol, stop)  # type: ignore[arg-type]
+            writer.close()
+            self.shutdown()
+
+        async def main() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            log.info("serving LSP on %s", ", ".join(str(s.getsockname()) for s in self._server.sockets))
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(main())
+        except asyncio.CancelledError:
+            pass
 
     # -- helpers used by the feature modules ------------------------------------------------------------
     def show_error(self, message: str) -> None:
@@ -106,6 +160,18 @@ class LayaServer(LanguageServer):
             set_blas_threads(new.threads)
         if (new.model, new.allow_download) != (old.model, old.allow_download):
             self._load_task = asyncio.ensure_future(self.load_model())
+
+
+class _FlushingWriter:
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, data: bytes) -> None:
+        self._stream.write(data)
+        self._stream.flush()
+
+    def close(self) -> None:
+        self._stream.close()
 
 
 def create_server(settings: Settings | None = None) -> LayaServer:
