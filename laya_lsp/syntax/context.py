@@ -83,12 +83,13 @@ def _indent_unit(lines: list[str], default: str) -> str:
     tabs = spaces = 0
     previous = 0
     for line in lines:
-        if not line.strip():
+        body = line.lstrip(" \t")
+        if not body:
             continue
-        indent = leading_ws(line)
-        tabs += indent.startswith("\t")
-        spaces += indent.startswith(" ")
-        current = width(indent)
+        first = line[0]
+        tabs += first == "\t"
+        spaces += first == " "
+        current = len(line) - len(body) if first != "\t" else width(line[: len(line) - len(body)])
         if current > previous:
             steps[current - previous] += 1
         previous = current

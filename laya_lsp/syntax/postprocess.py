@@ -11,12 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import rules
+from .brackets import scan_brackets
 from .context import CursorContext, cursor_context
 from .document import SyntaxDocument
 from .plan import CompletionPlan, SyntaxSettings
 from .validate import CandidateChecker
 
-MAX_CHECKS_PER_REQUEST = 16  # parses per request, fixes included: bounds the latency
+MAX_CHECKS_PER_REQUEST = 12  # parses per request, fixes included: bounds the latency
+MAX_FIXES_PER_CANDIDATE = 3
 
 
 @dataclass
@@ -85,8 +87,12 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
 def _fixes(text: str, ctx: CursorContext, doc: SyntaxDocument) -> list[tuple[str, str]]:
     """Candidate repairs in order of preference, each as (rule name, repaired text)."""
     spec = doc.spec
-    out = [("balance_brackets", rules.balance_brackets(text, spec)),
-           ("cut_at_outer_closer", rules.cut_at_outer_closer(text, ctx, spec))]
+    scan = scan_brackets(text, spec, ctx.in_string)
+    out = []
+    if scan.unclosed and not scan.outer_closers:  # closing cannot repair a stray closer
+        out.append(("balance_brackets", rules.balance_brackets(text, spec)))
+    if scan.outer_closers:
+        out.append(("cut_at_outer_closer", rules.cut_at_outer_closer(text, ctx, spec)))
     shorter = text
     for _ in range(3):
         shorter = rules.drop_last_line(shorter)
@@ -100,7 +106,7 @@ def _fixes(text: str, ctx: CursorContext, doc: SyntaxDocument) -> list[tuple[str
         if fixed.strip() and fixed not in seen:
             seen.add(fixed)
             unique.append((name, fixed))
-    return unique
+    return unique[:MAX_FIXES_PER_CANDIDATE]
 
 
 def postprocess_detailed(doc: SyntaxDocument, offset: int, candidates: list[str], plan: CompletionPlan,

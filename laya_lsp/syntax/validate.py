@@ -8,6 +8,7 @@ same text, so unrelated errors elsewhere in the file neither block nor excuse a 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import tree_sitter
@@ -31,6 +32,33 @@ def error_spans(node: tree_sitter.Node, limit: int = 64) -> list[Span]:
     return spans
 
 
+def _children_in(node: tree_sitter.Node, lo: int, hi: int) -> Iterator[tree_sitter.Node]:
+    """Children of `node` that touch [lo, hi], without materialising the others (a module has hundreds)."""
+    # Binary search by index: py-tree-sitter 0.26 crashes in first_child_for_byte when no child qualifies.
+    low, high = 0, node.child_count
+    while low < high:
+        middle = (low + high) // 2
+        found = node.child(middle)
+        if found is not None and found.end_byte < lo:
+            low = middle + 1
+        else:
+            high = middle
+    for index in range(low, node.child_count):  # by index: next_sibling skips zero-width nodes (empty blocks)
+        child = node.child(index)
+        if child is None or child.start_byte > hi:
+            return
+        yield child
+
+
+def errors_in_range(node: tree_sitter.Node, lo: int, hi: int) -> bool:
+    """True when an ERROR or MISSING node touches [lo, hi]."""
+    if not node.has_error:
+        return False
+    if node.is_error or node.is_missing:
+        return True
+    return any(errors_in_range(child, lo, hi) for child in _children_in(node, lo, hi))
+
+
 def empty_blocks(node: tree_sitter.Node, lo: int, hi: int) -> int:
     """Python `block` nodes without statements touching [lo, hi]: tree-sitter-python accepts a missing body
     (`if x:` then a dedent) without an error node, but Python does not."""
@@ -42,7 +70,7 @@ def empty_blocks(node: tree_sitter.Node, lo: int, hi: int) -> int:
             continue
         if current.type == "block" and not any(c.is_named and "comment" not in c.type for c in current.children):
             count += 1
-        stack.extend(current.children)
+        stack.extend(_children_in(current, lo, hi))
     return count
 
 
@@ -69,20 +97,36 @@ class CandidateChecker:
         self.byte = doc.byte_offset(offset)
         self.checks = 0
         self.python = doc.language == "python"
-        memo_key = ("window", self.byte)
-        cached = doc.memo.get(memo_key)
-        if cached is None:
+        window = doc.memo.get(("window", self.byte), False)
+        if window is False:
             window = choose_window(doc, self.byte)
-            root = doc.tree.root_node if window is None else self.parser.parse(
-                window.text(doc.data, self.byte, b"")).root_node
-            at = self.byte if window is None else window.position(self.byte)
-            before = error_spans(root)
-            empty = empty_blocks(root, at, at) if self.python else 0
-            cached = (window, before, empty)
-            doc.memo[memo_key] = cached
-        self.window: Window | None = cached[0]  # type: ignore[index]
-        self.before: list[Span] = cached[1]  # type: ignore[index]
-        self.empty_before: int = cached[2]  # type: ignore[index]
+            doc.memo[("window", self.byte)] = window
+        self.window: Window | None = window  # type: ignore[assignment]
+        # Where the document's own tree shows no error in the window, the window parses clean too: assume so
+        # and parse it only if a candidate is rejected (saves one parse per request in the common case).
+        self.before: list[Span] = []
+        self.empty_before = 0
+        self.provisional = False
+        if self.window is None:
+            self.before = error_spans(doc.tree.root_node)
+        elif errors_in_range(doc.tree.root_node, self.window.start, self.window.end):
+            self._parse_before()
+        else:
+            self.provisional = True
+        if self.python and not self.before and doc.data[:self.byte].rstrip().endswith(b":"):
+            self.empty_before = empty_blocks(doc.tree.root_node, self.byte, self.byte)
+
+    def _parse_before(self) -> None:
+        """Errors of the window as it is now (memoized per document version and cursor)."""
+        assert self.window is not None
+        cached = self.doc.memo.get(("before", self.byte))
+        if cached is None:
+            root = self.parser.parse(self.window.text(self.doc.data, self.byte, b"")).root_node
+            at = self.window.position(self.byte)
+            cached = (error_spans(root), empty_blocks(root, at, at) if self.python else 0)
+            self.doc.memo[("before", self.byte)] = cached
+        self.before, self.empty_before = cached  # type: ignore[misc]
+        self.provisional = False
 
     def _errors_after(self, inserted: bytes) -> tuple[list[Span], int, int]:
         """Error spans after inserting, where the insertion starts in the parsed text, and new empty blocks."""
@@ -116,7 +160,14 @@ class CandidateChecker:
         self.checks += 1
         inserted = encode(text)
         after, at, empty_after = self._errors_after(inserted)
-        added_here = _touches(after, at, at + len(inserted)) and not _touches(
+        verdict = self._judge(after, at, len(inserted), empty_after)
+        if not verdict.accepted and self.provisional:
+            self._parse_before()
+            verdict = self._judge(after, at, len(inserted), empty_after)
+        return verdict
+
+    def _judge(self, after: list[Span], at: int, size: int, empty_after: int) -> Verdict:
+        added_here = _touches(after, at, at + size) and not _touches(
             self.before, self.before_at(), self.before_at())
         errors_before = len(self.before) + self.empty_before
         errors_after = len(after) + empty_after

@@ -8,13 +8,15 @@ is then only the statements around the cursor, a few hundred bytes, whatever the
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import tree_sitter
 
 from .document import SyntaxDocument
 
-SMALL_WINDOW_BYTES = 400  # windows this small are not worth descending further
+SMALL_WINDOW_BYTES = 200  # windows this small are not worth descending further
 MAX_WINDOW_BYTES = 6000  # above this, reparsing the whole document incrementally is cheaper
 
 _FN = (b"function _() {\n", b"\n}")
@@ -131,7 +133,8 @@ def _header_window(holder: tree_sitter.Node, byte: int, window: Window, python: 
     return window
 
 
-_PY_DEFINITION = (b"def ", b"async def ", b"class ", b"@")
+_PY_COMPOUND = frozenset({b"def", b"async", b"class", b"if", b"for", b"while", b"with", b"try", b"match"})
+_PY_CONTINUATIONS = frozenset({b"elif", b"else", b"except", b"finally", b"case"})
 _TEXT_SCAN_LINES = 300
 
 
@@ -139,42 +142,106 @@ def _indent_of(line: bytes) -> int:
     return len(line) - len(line.lstrip(b" \t"))
 
 
+def _first_word(stripped: bytes) -> bytes:
+    return re.split(rb"[\s:(]", stripped, maxsplit=1)[0]
+
+
 def python_text_window(data: bytes, byte: int) -> Window | None:
     """Python window found from indentation alone, for when errors have broken the tree's structure.
 
-    From the nearest enclosing `def`/`class` line above the cursor to the next line indented no deeper than it.
+    From the nearest compound statement line (`for …:`, `def …:`; for `else:` its `if`) less indented than the
+    cursor line, down to the next line indented no deeper than it that does not continue it.
     """
     cursor_start = _line_start(data, byte)
     line_end = data.find(b"\n", byte)
     line_end = len(data) if line_end < 0 else line_end
     cursor_line = data[cursor_start:line_end]
-    limit = _indent_of(cursor_line) if cursor_line.strip() else len(data[cursor_start:byte])
-    start, pos = None, cursor_start
-    for _ in range(_TEXT_SCAN_LINES):
-        line = data[pos:data.find(b"\n", pos) if data.find(b"\n", pos) >= 0 else len(data)]
+    limit = _indent_of(cursor_line) if cursor_line.strip() else byte - cursor_start
+    start = None
+    for pos, line in _lines_up(data, cursor_start):
         stripped = line.lstrip(b" \t")
-        if stripped and (_indent_of(line) < limit or pos == cursor_start) and stripped.startswith(_PY_DEFINITION):
+        if not stripped or _indent_of(line) >= limit or not stripped.rstrip().endswith(b":"):
+            continue
+        word = _first_word(stripped)
+        if word in _PY_CONTINUATIONS:
+            limit = _indent_of(line) + 1  # keep looking for the statement this clause belongs to
+            continue
+        if word in _PY_COMPOUND or stripped.startswith(b"@"):
             start = pos
             break
-        if pos == 0:
-            break
-        pos = _line_start(data, pos - 1)
     if start is None:
         return None
     depth = _indent_of(data[start:data.find(b"\n", start)])
     end = line_end
+    for pos, line in _lines_down(data, line_end):
+        stripped = line.lstrip(b" \t")
+        if stripped and _indent_of(line) <= depth and not (
+                _indent_of(line) == depth and _first_word(stripped) in _PY_CONTINUATIONS):
+            break
+        end = pos + len(line)
+    else:
+        if end < len(data):
+            return None
+    return Window(start, end, b"if 1:\n" if depth else b"")
+
+
+_MEMBER_BLOCK = re.compile(rb"\b(class|interface|struct|enum|impl|trait|namespace|union)\b")
+# Wrapper for the inside of a block found by text: (statement block, member block) node types.
+_TEXT_WRAPPERS = {
+    "javascript": ("statement_block", "class_body"), "typescript": ("statement_block", "class_body"),
+    "tsx": ("statement_block", "class_body"), "java": ("block", "class_body"),
+    "c": ("compound_statement", "compound_statement"), "cpp": ("compound_statement", "field_declaration_list"),
+    "go": ("block", "block"), "rust": ("block", "declaration_list"),
+}
+
+
+def _lines_up(data: bytes, pos: int) -> Iterator[tuple[int, bytes]]:
+    """(start, text) of the lines above the one starting at `pos`, nearest first."""
+    for _ in range(_TEXT_SCAN_LINES):
+        if pos == 0:
+            return
+        pos = _line_start(data, pos - 1)
+        end = data.find(b"\n", pos)
+        yield pos, data[pos:end if end >= 0 else len(data)]
+
+
+def _lines_down(data: bytes, end: int) -> Iterator[tuple[int, bytes]]:
+    """(start, text) of the lines below the line ending at `end`, nearest first."""
     for _ in range(_TEXT_SCAN_LINES):
         if end >= len(data):
-            break
-        next_end = data.find(b"\n", end + 1)
-        next_end = len(data) if next_end < 0 else next_end
-        line = data[end + 1:next_end]
-        if line.strip() and _indent_of(line) <= depth:
-            break
-        end = next_end
-    else:
+            return
+        start = end + 1
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        yield start, data[start:end]
+
+
+def brace_text_window(data: bytes, byte: int, language: str) -> Window | None:
+    """Brace-language window found from indentation, for when errors have broken the tree's structure.
+
+    The inside of the nearest block whose `{` ends a less indented line above the cursor, down to its `}`.
+    """
+    if language not in _TEXT_WRAPPERS:
         return None
-    return Window(start, end, b"if 1:\n" if depth else b"")
+    cursor_start = _line_start(data, byte)
+    line_end = data.find(b"\n", byte)
+    line_end = len(data) if line_end < 0 else line_end
+    cursor_line = data[cursor_start:line_end]
+    limit = _indent_of(cursor_line) if cursor_line.strip() else byte - cursor_start
+    opener = next(((pos, line) for pos, line in _lines_up(data, cursor_start)
+                   if line.strip() and _indent_of(line) < limit and line.rstrip().endswith(b"{")), None)
+    if opener is None:
+        return None
+    depth = _indent_of(opener[1])
+    closer = next(((pos, line) for pos, line in _lines_down(data, line_end)
+                   if line.strip() and _indent_of(line) <= depth), None)
+    if closer is None or not closer[1].lstrip().startswith(b"}"):
+        return None
+    statement, member = _TEXT_WRAPPERS[language]
+    kind = member if _MEMBER_BLOCK.search(opener[1]) else statement
+    header, footer = WRAPPERS[language].get(kind, WRAPPERS[language][statement])
+    start = opener[0] + len(opener[1]) + 1
+    return Window(start, max(closer[0] - 1, byte), header, footer)
 
 
 def choose_window(doc: SyntaxDocument, byte: int) -> Window | None:
@@ -211,8 +278,8 @@ def choose_window(doc: SyntaxDocument, byte: int) -> Window | None:
                 break
             header, footer = header + wrappers[inner.type][0], wrappers[inner.type][1] + footer
         node = inner
-    if python and window.end - window.start > SMALL_WINDOW_BYTES:
-        by_text = python_text_window(data, byte)
+    if window.end - window.start > SMALL_WINDOW_BYTES:
+        by_text = python_text_window(data, byte) if python else brace_text_window(data, byte, doc.language or "")
         if by_text is not None and by_text.end - by_text.start < window.end - window.start:
             window = by_text
     return window if window.end - window.start <= MAX_WINDOW_BYTES else None
