@@ -6,6 +6,7 @@ import argparse
 import ipaddress
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -104,6 +105,18 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_doctor(args, _settings(args))
     return 2
+
+
+def run() -> None:
+    """Console-script entry: run, flush, and leave without C++ static teardown.
+
+    MLX's worker threads (with OpenBLAS preloaded) can abort the interpreter's final teardown with
+    "terminate called without an active exception"; everything is already shut down and flushed here.
+    """
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def serve(args: argparse.Namespace) -> int:

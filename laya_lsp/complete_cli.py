@@ -9,7 +9,9 @@ import time
 from pathlib import Path
 
 from .config import Settings
-from .engine import CompletionRequest, Engine, ModelLoadError
+from .engine import Engine, ModelLoadError
+from .service import CompletionService
+from .syntax import SyntaxDocument
 
 BREAKDOWN = ["queue_ms", "debounce_ms", "prompt_tokens", "reused_tokens", "prefill_ms", "decode_tokens",
              "decode_ms", "postprocess_ms", "total_ms"]
@@ -51,26 +53,36 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
         print(f"laya-lsp: model not loaded: {exc}", file=sys.stderr)
         return 1
     load_ms = (time.perf_counter() - t0) * 1000
+    service = CompletionService(engine, lambda: settings)
+    doc = SyntaxDocument(text, "", path.resolve().as_uri())
     runs = []
     for _ in range(max(1, args.repeat)):
-        req = CompletionRequest(doc_id=str(path), text=text, offset=offset, kind="inline" if args.inline else "completion",
-                                max_lines=settings.inline_max_lines if args.inline else 1, debounce=False)
-        runs.append(engine.complete(req).future.result())
+        plan, job = service.submit(str(path), doc, offset, "inline" if args.inline else "completion", debounce=False)
+        if job is None:
+            print(f"no completion here: {plan.reason} (set triggerRules false to force one)")
+            engine.shutdown()
+            return 0
+        runs.append(service.finish(doc, offset, plan, job.future.result()))
     engine.shutdown()
     if args.json:
         print(json.dumps({
             "model": {"name": lm.name, "path": lm.path, "fim": lm.fim.name, "layout": lm.fim.preferred_layout,
                       "load_ms": round(load_ms, 1), **lm.timings},
-            "runs": [{"candidates": [c.__dict__ for c in r.candidates], "stats": r.stats.to_dict()} for r in runs],
+            "runs": [{"plan": r.plan.reason, "candidates": [c.__dict__ for c in r.suggestions],
+                      "raw": [c.__dict__ for c in r.result.candidates] if r.result else [],
+                      "stats": r.result.stats.to_dict() if r.result else {}} for r in runs],
         }, indent=2))
         return 0
     print(f"model {lm.name} ({lm.fim.name}/{lm.fim.preferred_layout}) loaded+warmed in {load_ms:.0f} ms")
     for i, r in enumerate(runs, 1):
-        st = r.stats.to_dict()
-        print(f"run {i}: " + "  ".join(f"{k}={st[k]:.1f}" if isinstance(st[k], float) else f"{k}={st[k]}"
-                                       for k in BREAKDOWN))
-        for rank, c in enumerate(r.candidates, 1):
-            print(f"  {rank}. {c.text!r}  (logprob {c.logprob:.2f}, {c.tokens} tokens)")
-        if not r.candidates:
-            print(f"  (no candidates: {r.stats.status}{' ' + r.stats.error if r.stats.error else ''})")
+        assert r.result is not None
+        st = r.result.stats.to_dict()
+        print(f"run {i} ({r.plan.reason}): " + "  ".join(
+            f"{k}={st[k]:.1f}" if isinstance(st[k], float) else f"{k}={st[k]}" for k in BREAKDOWN))
+        for rank, c in enumerate(r.suggestions, 1):
+            rules = f", {'+'.join(c.rules)}" if c.rules else ""
+            print(f"  {rank}. {c.text!r}  (logprob {c.logprob:.2f}{rules})")
+        if not r.suggestions:
+            why = r.result.stats.error or ", ".join(f"{n} {k}" for k, n in r.rejected.items()) or r.result.stats.status
+            print(f"  (no candidates: {why})")
     return 0

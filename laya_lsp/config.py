@@ -43,6 +43,8 @@ class Settings:
     inline_max_lines: int = 8
     complete_in_comments: bool = True
     complete_in_strings: bool = True
+    trigger_rules: bool = True  # syntax may decline to complete (mid-word, code after the cursor, ...)
+    postprocess: bool = True  # clean candidates with tree-sitter; false gives the model's raw lines
     decision_tokens: int = 256
     decision_threshold: float = 0.5
     fallback: FallbackSettings = field(default_factory=FallbackSettings)

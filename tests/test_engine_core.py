@@ -22,8 +22,11 @@ def _client_fixture(options: dict):
     @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD))
     async def fixture(lsp_client: LanguageClient):
         caps = lsp.ClientCapabilities(window=lsp.WindowClientCapabilities(work_done_progress=False))
+        # These tests are about the engine: every position is completed and raw model text comes back
+        # (the tiny random model's text would not survive the syntax checks).
+        raw = {"triggerRules": False, "postprocess": False, **options}
         await lsp_client.initialize_session(
-            lsp.InitializeParams(capabilities=caps, process_id=None, initialization_options=options)
+            lsp.InitializeParams(capabilities=caps, process_id=None, initialization_options=raw)
         )
         yield
         await lsp_client.shutdown_session()

@@ -102,7 +102,7 @@ def prefill_chunked(
 class DecodeSettings:
     k: int = 1
     max_tokens: int = 64
-    max_lines: int = 1  # stop a branch once it has produced this many newlines
+    max_lines: int = 1  # stop a branch at this many newlines after its first non-blank token
     stop_ids: set[int] = field(default_factory=set)
 
 
@@ -113,6 +113,7 @@ class Branch:
     logprob: float = 0.0
     done: bool = False
     newlines: int = 0
+    content: bool = False  # emitted a non-whitespace token yet (a leading newline does not count as a line)
 
 
 def _batched_cache(doc: DocumentCache, k: int) -> list[KVCache]:
@@ -135,6 +136,7 @@ def decode_branches(
     settings: DecodeSettings,
     newline_ids: frozenset[int],
     cancel: CancelToken,
+    blank_ids: frozenset[int] = frozenset(),
     on_token: Callable[[], None] | None = None,
 ) -> list[Branch]:
     """Greedy-decode up to k branches that start from the k most likely first tokens, in one batch.
@@ -154,7 +156,7 @@ def decode_branches(
         first_lp = [float(x) for x in vals[order].tolist()]
     branches = [Branch([t], t, lp) for t, lp in zip(firsts, first_lp)]
     for b in branches:
-        _update_stop(b, b.ids[-1], settings, newline_ids)
+        _update_stop(b, b.ids[-1], settings, newline_ids, blank_ids)
 
     in_place = k == 1 and can_trim_prompt_cache(doc.layers)
     cache = doc.layers if in_place else _batched_cache(doc, len(branches))
@@ -174,7 +176,7 @@ def decode_branches(
                 b.ids.append(int(t))
                 b.last = int(t)
                 b.logprob += float(l)
-                _update_stop(b, int(t), settings, newline_ids)
+                _update_stop(b, int(t), settings, newline_ids, blank_ids)
             steps += 1
             if on_token:
                 on_token()
@@ -185,12 +187,16 @@ def decode_branches(
     return branches
 
 
-def _update_stop(b: Branch, tok: int, s: DecodeSettings, newline_ids: frozenset[int]) -> None:
+def _update_stop(
+    b: Branch, tok: int, s: DecodeSettings, newline_ids: frozenset[int], blank_ids: frozenset[int]
+) -> None:
     if tok in s.stop_ids:
         b.ids.pop()
         b.done = True
         return
-    if tok in newline_ids:
+    if tok in newline_ids and b.content:
         b.newlines += 1
         if b.newlines >= s.max_lines:
             b.done = True
+    if tok not in blank_ids:
+        b.content = True

@@ -182,26 +182,25 @@ class Engine:
                 max_lines=max(1, req.max_lines),
                 stop_ids=lm.stop_ids,
             )
-            branches = decode_branches(lm.model, doc, pre.logits, dec, lm.newline_ids, job.token)
+            branches = decode_branches(lm.model, doc, pre.logits, dec, lm.newline_ids, job.token, lm.blank_ids)
             st.decode_ms = (time.perf_counter() - t_dec) * 1000
             st.decode_tokens = max((len(b.ids) for b in branches), default=0)
             self.caches.enforce_budget(keep=req.doc_id)
         except Cancelled:
             raise  # recorded by _dropped, with the partial prefill already counted in `st`
-        cands = self._candidates(branches, dec.max_lines)
+        cands = self._candidates(branches)
         st.candidates = len(cands)
         st.total_ms = (time.perf_counter() - job.created) * 1000
         self.stats.record(st)
         return CompletionResult(cands, st, req.version)
 
-    def _candidates(self, branches: list, max_lines: int) -> list[Candidate]:
+    def _candidates(self, branches: list) -> list[Candidate]:
+        """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job)."""
         assert self.lm is not None
         out: list[Candidate] = []
         seen: set[str] = set()
         for b in sorted(branches, key=lambda b: -b.logprob):
             text = self.lm.decode(b.ids)
-            lines = text.split("\n")
-            text = "\n".join(lines[:max_lines])
             if not text.strip() or text in seen:
                 continue
             seen.add(text)

@@ -35,6 +35,7 @@ class LoadedModel:
     path: str
     name: str
     newline_ids: frozenset[int]
+    blank_ids: frozenset[int]
     stop_ids: set[int]
     n_params: int
     dtype: str
@@ -97,17 +98,24 @@ def _check_files(path: Path) -> dict[str, Any]:
     return config
 
 
-def _newline_ids(tokenizer: Any, vocab_size: int) -> frozenset[int]:
-    """Token ids whose text contains a newline, found from token strings (no per-token decode)."""
+# Byte-level BPE spells space/newline/tab/CR as 'Ġ', 'Ċ', 'ĉ', 'č'; SentencePiece uses '▁' and <0x..> bytes.
+_BLANK_CHARS = set("ĠĊĉč▁ \n\t\r")
+_BLANK_BYTES = {"<0x0A>", "<0x09>", "<0x20>", "<0x0D>"}
+
+
+def _whitespace_ids(tokenizer: Any, vocab_size: int) -> tuple[frozenset[int], frozenset[int]]:
+    """(ids whose text contains a newline, ids whose text is only whitespace), from token strings alone."""
     n = min(vocab_size, len(tokenizer))
     toks = tokenizer.convert_ids_to_tokens(list(range(n)))
-    # 'Ċ' is the byte-level BPE spelling of '\n'; '<0x0A>' is SentencePiece's byte fallback.
-    return frozenset(i for i, t in enumerate(toks) if t and ("Ċ" in t or "\n" in t or t == "<0x0A>"))
+    newline = frozenset(i for i, t in enumerate(toks) if t and ("Ċ" in t or "\n" in t or t == "<0x0A>"))
+    blank = frozenset(i for i, t in enumerate(toks) if t and (t in _BLANK_BYTES or set(t) <= _BLANK_CHARS))
+    return newline, blank
 
 
 def load_model(spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> LoadedModel:
     """Load, cast for the device, and detect the FIM format. Raises ModelLoadError with a readable reason."""
-    from mlx_lm.utils import load as mlx_load
+    from mlx_lm.utils import load_model as mlx_load_model
+    from mlx_lm.utils import load_tokenizer as mlx_load_tokenizer
 
     report = progress or (lambda _msg, _pct: None)
     t0 = time.perf_counter()
@@ -117,7 +125,10 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
     report(f"loading {path.name}", 20)
     os.environ.setdefault("HF_HUB_OFFLINE", "0" if allow_download else "1")
     try:
-        model, tokenizer = mlx_load(str(path), trust_remote_code=False)
+        # mlx_lm.load's two steps, tokenizer first: in the other order, MLX work on a non-main thread after
+        # the tokenizer loads aborts the process at exit ("terminate called without an active exception").
+        tokenizer = mlx_load_tokenizer(path, eos_token_ids=config.get("eos_token_id"))
+        model, _ = mlx_load_model(path, lazy=False, trust_remote_code=False)
     except ValueError as exc:
         raise ModelLoadError(f"cannot load {path}: {exc} (unsupported architecture or mismatched weights?)") from exc
     except Exception as exc:  # noqa: BLE001 - corrupt files surface as many exception types
@@ -136,13 +147,16 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
     fim = detect_fim(tokenizer, config)
     bos = tokenizer.bos_token_id if fim.name == "codellama" else None
     builder = PromptBuilder(tokenizer, fim, bos_id=bos)
+    # Any special token (FIM markers, file separators, eos) ends a candidate: none of them is code.
     stop = set(builder.stop_ids) | set(getattr(tokenizer, "eos_token_ids", set()) or set())
+    stop |= set(getattr(tokenizer, "all_special_ids", []) or [])
     if tokenizer.eos_token_id is not None:
         stop.add(tokenizer.eos_token_id)
     from mlx.utils import tree_flatten
 
     n_params = sum(v.size for _, v in tree_flatten(model.parameters()))
     vocab_size = int(config.get("vocab_size") or len(tokenizer))
+    newline_ids, blank_ids = _whitespace_ids(tokenizer, vocab_size)
     lm = LoadedModel(
         model=model,
         tokenizer=tokenizer,
@@ -151,7 +165,8 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
         builder=builder,
         path=str(path),
         name=config.get("_name_or_path") or path.name,
-        newline_ids=_newline_ids(tokenizer, vocab_size),
+        newline_ids=newline_ids,
+        blank_ids=blank_ids,
         stop_ids=stop,
         n_params=n_params,
         dtype=dtype,
@@ -175,7 +190,7 @@ def warm_up(lm: LoadedModel, prefill_chunk: int, k: int, progress: Progress | No
         doc = DocumentCache(make_prompt_cache(lm.model))
         res = prefill_chunked(lm.model, doc, prompt, prefill_chunk, CancelToken())
         settings = DecodeSettings(k=kk, max_tokens=4, stop_ids=set())
-        decode_branches(lm.model, doc, res.logits, settings, lm.newline_ids, CancelToken())
+        decode_branches(lm.model, doc, res.logits, settings, lm.newline_ids, CancelToken(), lm.blank_ids)
         # A one-token extension exercises the small-append path that typing uses.
         res = prefill_chunked(lm.model, doc, prompt + sample[:1], prefill_chunk, CancelToken())
     lm.timings["warmup_ms"] = (time.perf_counter() - t0) * 1000

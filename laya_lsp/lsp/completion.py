@@ -10,7 +10,9 @@ from urllib.parse import unquote
 from lsprotocol import types as lsp
 from pygls.workspace import TextDocument
 
-from ..engine import CompletionRequest, CompletionResult
+from ..engine import CompletionResult
+from ..service import Answer
+from ..syntax import SyntaxDocument
 from .server import LayaServer
 
 log = logging.getLogger(__name__)
@@ -48,7 +50,8 @@ def locate(ls: LayaServer, uri: str, position: lsp.Position) -> Cursor | None:
         line = lines[position.line].rstrip("\r\n")
         if doc.position_codec.client_num_units(line) < position.character:
             return None
-    offset = doc.offset_at_position(position)
+    # Just past a final newline: pygls would return the last line's length in client units, not a str index.
+    offset = len(doc.source) if position.line == len(lines) else doc.offset_at_position(position)
     text = doc.source
     start = offset
     while start > 0 and _is_word_char(text[start - 1]):
@@ -57,30 +60,29 @@ def locate(ls: LayaServer, uri: str, position: lsp.Position) -> Cursor | None:
     return Cursor(doc, offset, start, position, word_pos)
 
 
-def _max_lines(ls: LayaServer, cur: Cursor, kind: str) -> int:
-    """One line for the completion list; a block for ghost text on an empty line under a block opener."""
-    if kind != "inline":
-        return 1
-    text = cur.doc.source
-    line_start = text.rfind("\n", 0, cur.offset) + 1
-    if text[line_start : cur.offset].strip():
-        return 1
-    prev = text[: max(line_start - 1, 0)].rstrip()
-    return ls.settings.inline_max_lines if prev.endswith((":", "{", "(", "[", "=>")) else 1
+def _syntax_doc(ls: LayaServer, cur: Cursor) -> SyntaxDocument:
+    """The document's syntax tree; rebuilt if it ever disagrees with pygls' text (it never should)."""
+    sdoc = ls.syntax_docs.get(cur.doc.uri)
+    if sdoc is None or sdoc.text != cur.doc.source:
+        if sdoc is not None:
+            log.error("syntax document out of step with the text of %s; rebuilt", cur.doc.uri)
+        sdoc = SyntaxDocument(cur.doc.source, cur.doc.language_id or "", cur.doc.uri)
+        ls.syntax_docs[cur.doc.uri] = sdoc
+    return sdoc
 
 
-async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> CompletionResult | None:
-    """Queue a request on the engine and wait; client cancellation reaches the running model."""
-    req = CompletionRequest(
-        doc_id=cur.doc.uri,
-        text=cur.doc.source,
-        offset=cur.offset,
-        kind=kind,
-        max_lines=_max_lines(ls, cur, kind),
-        version=cur.doc.version,
-    )
+async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> Answer | None:
+    """Plan, queue on the engine and wait, then clean the candidates. None when nothing should be shown.
+
+    Client cancellation reaches the running model; an answer for a document that changed meanwhile is
+    dropped (the client asks again for the new text), so no response carries text for an older version.
+    """
     await ls.wait_for_model()
-    job = ls.engine.complete(req)
+    sdoc = _syntax_doc(ls, cur)
+    version = cur.doc.version
+    plan, job = ls.completions.submit(cur.doc.uri, sdoc, cur.offset, kind, version)
+    if job is None:
+        return None
     try:
         result: CompletionResult = await asyncio.wrap_future(job.future)
     except asyncio.CancelledError:
@@ -88,21 +90,24 @@ async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> CompletionRe
         raise
     if result.stats.status == "error" and result.stats.error:
         log.warning("completion failed: %s", result.stats.error)
-    return result
+    if cur.doc.version != version or not result.candidates:
+        return None
+    return ls.completions.finish(sdoc, cur.offset, plan, result)
 
 
-def _detail(ls: LayaServer, result: CompletionResult) -> str:
-    st = result.stats
+def _detail(ls: LayaServer, answer: Answer) -> str:
+    assert answer.result is not None
+    st = answer.result.stats
     name = ls.engine.lm.name if ls.engine.lm else "model"
     return f"laya · {name} · {st.total_ms:.0f} ms ({st.reused_tokens}/{st.prompt_tokens} tokens cached)"
 
 
-def to_completion_items(ls: LayaServer, cur: Cursor, result: CompletionResult) -> list[lsp.CompletionItem]:
+def to_completion_items(ls: LayaServer, cur: Cursor, answer: Answer) -> list[lsp.CompletionItem]:
     word = cur.doc.source[cur.word_start : cur.offset]
     rng = lsp.Range(start=cur.word_start_position, end=cur.position)
-    detail = _detail(ls, result)
+    detail = _detail(ls, answer)
     items = []
-    for rank, cand in enumerate(result.candidates):
+    for rank, cand in enumerate(answer.suggestions):
         new_text = word + cand.text
         first = new_text.split("\n", 1)[0]
         multi = "\n" in cand.text
@@ -124,9 +129,9 @@ def to_completion_items(ls: LayaServer, cur: Cursor, result: CompletionResult) -
     return items
 
 
-def to_inline_items(cur: Cursor, result: CompletionResult) -> list[lsp.InlineCompletionItem]:
+def to_inline_items(cur: Cursor, answer: Answer) -> list[lsp.InlineCompletionItem]:
     rng = lsp.Range(start=cur.position, end=cur.position)
-    return [lsp.InlineCompletionItem(insert_text=c.text, range=rng) for c in result.candidates]
+    return [lsp.InlineCompletionItem(insert_text=c.text, range=rng) for c in answer.suggestions]
 
 
 def register(server: LayaServer) -> None:
@@ -138,18 +143,18 @@ def register(server: LayaServer) -> None:
         cur = locate(ls, params.text_document.uri, params.position)
         if cur is None:
             return lsp.CompletionList(is_incomplete=False, items=[])
-        result = await run_completion(ls, cur, "completion")
-        if result is None or not result.candidates:
+        answer = await run_completion(ls, cur, "completion")
+        if answer is None or not answer.suggestions:
             # Incomplete: the client asks again on the next keystroke instead of caching "nothing".
             return lsp.CompletionList(is_incomplete=True, items=[])
-        return lsp.CompletionList(is_incomplete=True, items=to_completion_items(ls, cur, result))
+        return lsp.CompletionList(is_incomplete=True, items=to_completion_items(ls, cur, answer))
 
     @server.feature(lsp.TEXT_DOCUMENT_INLINE_COMPLETION, lsp.InlineCompletionOptions())
     async def inline_completion(ls: LayaServer, params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList:
         cur = locate(ls, params.text_document.uri, params.position)
         if cur is None:
             return lsp.InlineCompletionList(items=[])
-        result = await run_completion(ls, cur, "inline")
-        if result is None:
+        answer = await run_completion(ls, cur, "inline")
+        if answer is None:
             return lsp.InlineCompletionList(items=[])
-        return lsp.InlineCompletionList(items=to_inline_items(cur, result))
+        return lsp.InlineCompletionList(items=to_inline_items(cur, answer))

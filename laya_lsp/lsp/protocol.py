@@ -232,6 +232,8 @@ class LayaProtocol(LanguageServerProtocol):
 
     def _dispatch(self, data: dict, method: str | None, is_request: bool) -> None:
         msg_id = data.get("id")
+        if method is not None and "params" not in data:
+            data = {**data, "params": None}  # params are optional in JSON-RPC; pygls' message types want the key
         try:
             message = self.structure_message(data)
         except Exception as exc:  # noqa: BLE001 - any structuring failure means the params are wrong

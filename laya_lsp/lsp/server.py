@@ -21,6 +21,8 @@ from ..blas import set_blas_threads
 from ..config import Settings, SettingsError, parse_settings, settings_from_env
 from ..engine import Engine, ModelLoadError
 from .protocol import LayaProtocol, serve_stream, stdin_chunks, strict_converter
+from ..service import CompletionService
+from ..syntax import SyntaxDocument
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,9 @@ class LayaServer(LanguageServer):
                          protocol_cls=LayaProtocol, converter_factory=strict_converter)
         self.settings = settings_from_env(settings or Settings())
         self.engine = Engine(self.settings.engine())
+        self.completions = CompletionService(self.engine, lambda: self.settings)
+        # One incrementally parsed tree per open document, kept in step with pygls' text.
+        self.syntax_docs: dict[str, SyntaxDocument] = {}
         self._load_task: asyncio.Task | None = None
         self._progress_n = 0
         self._pending_error: str | None = None
@@ -162,6 +167,13 @@ class LayaServer(LanguageServer):
             self._load_task = asyncio.ensure_future(self.load_model())
 
 
+def _offset(lines: list[str], pos: Any) -> int:
+    """`str` index of a (line, code point column) position; past-the-end lines clamp to the end."""
+    if pos.line >= len(lines):
+        return sum(len(x) for x in lines)
+    return sum(len(x) for x in lines[: pos.line]) + min(pos.character, len(lines[pos.line]))
+
+
 class _FlushingWriter:
     def __init__(self, stream: Any) -> None:
         self._stream = stream
@@ -215,8 +227,31 @@ def _register_lifecycle(server: LayaServer) -> None:
             return
         ls.apply_settings(raw)
 
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: LayaServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        td = params.text_document
+        ls.syntax_docs[td.uri] = SyntaxDocument(td.text, td.language_id, td.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: LayaServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        sdoc = ls.syntax_docs.get(uri)
+        if sdoc is None:
+            return
+        codec = ls.workspace.position_codec
+        for change in params.content_changes:
+            if isinstance(change, lsp.TextDocumentContentChangePartial):
+                # Convert with the negotiated position encoding (UTF-16, UTF-8 or UTF-32) on the text as it
+                # is before this change, exactly as pygls does for its own copy.
+                lines = sdoc.text.splitlines(keepends=True)
+                rng = codec.range_from_client_units(lines, change.range)
+                sdoc.replace(_offset(lines, rng.start), _offset(lines, rng.end), change.text)
+            else:
+                sdoc.set_text(change.text)
+
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LayaServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        ls.syntax_docs.pop(params.text_document.uri, None)
         ls.engine.close_document(params.text_document.uri)
 
     @server.feature(lsp.SHUTDOWN)
