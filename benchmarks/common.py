@@ -1,0 +1,35 @@
+"""Shared benchmark plumbing: where results go and what machine they came from."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def machine() -> dict[str, Any]:
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        cpu = platform.processor()
+    return {"host": socket.gethostname(), "platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count()}
+
+
+def save(name: str, payload: dict[str, Any]) -> Path:
+    """Write `payload` (plus date and machine) to benchmarks/results/<date>-<name>.json; returns the path."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y-%m-%d")
+    path = RESULTS / f"{stamp}-{name}.json"
+    path.write_text(json.dumps({"date": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": machine(), **payload},
+                               indent=2))
+    return path
