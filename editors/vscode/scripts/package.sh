@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Build and package the laya VS Code extension: type-check, bundle with esbuild, write dist/laya-lsp-VERSION.vsix.
+# Usage: editors/vscode/scripts/package.sh     (prints the .vsix path on its last line)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v npm >/dev/null || { echo "package.sh: needs node and npm (e.g. apt-get install nodejs npm)" >&2; exit 1; }
+bash scripts/npm-ci.sh . >&2
+npx tsc --noEmit -p . >&2
+npx esbuild src/extension.ts --bundle --outfile=out/extension.js --external:vscode --format=cjs \
+  --platform=node --target=node18 --minify --log-level=warning >&2
+version=$(node -p 'require("./package.json").version')
+mkdir -p dist
+vsix="dist/laya-lsp-$version.vsix"
+# The bundle carries vscode-languageclient, so node_modules stays out (--no-dependencies).
+npx vsce package --no-dependencies --allow-missing-repository --skip-license -o "$vsix" >&2
+echo "$(pwd)/$vsix"

@@ -1,0 +1,112 @@
+"""Write the `laya.*` settings of package.json (contributes.configuration) from laya_lsp/config.py.
+
+    python editors/vscode/scripts/sync_settings.py          # rewrite package.json
+    python editors/vscode/scripts/sync_settings.py --check  # exit 1 if package.json is out of date
+
+tests/test_editor_vscode.py runs the check, so a setting added to the server shows up in VS Code's settings UI.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import MISSING, fields
+from pathlib import Path
+from typing import Any
+
+from laya_lsp.config import LIMITS, FallbackSettings, Settings, _camel
+
+PACKAGE = Path(__file__).resolve().parents[1] / "package.json"
+
+DESCRIPTIONS = {
+    "model": "mlx-lm model directory or Hugging Face repo id; empty uses the embedded default model.",
+    "allow_download": "Let a Hugging Face repo id in laya.model be downloaded (default: offline, local cache only).",
+    "candidates": "Number of candidates per request.",
+    "max_tokens": "Most tokens generated per candidate.",
+    "debounce_ms": "Milliseconds to wait for more keystrokes before running the model.",
+    "context_tokens": "Prompt budget in tokens around the cursor.",
+    "threads": "CPU threads for MLX/BLAS; 0 keeps their defaults.",
+    "cache_budget_mb": "Memory for the per-document KV caches in MB; least recently used documents are evicted.",
+    "prefill_chunk": "Prompt tokens computed per step (smaller answers cancellation sooner).",
+    "inline_max_lines": "Most lines of a ghost-text (inline) completion.",
+    "complete_in_comments": "Offer completions inside comments.",
+    "complete_in_strings": "Offer completions inside string literals.",
+    "trigger_rules": "Let the syntax rules decline to complete (mid-word, code right after the cursor, ...).",
+    "postprocess": "Clean candidates with tree-sitter; off gives the model's raw lines.",
+    "decision_tokens": "Token budget for laya/decide answers.",
+    "decision_threshold": "Confidence under which a decision is handed to the fallback model.",
+    "fallback.url": "OpenAI-compatible server for low-confidence work; empty: no fallback.",
+    "fallback.model": "Model name on the fallback server.",
+    "fallback.threshold": "Confidence under which requests go to the fallback server.",
+    "fallback.timeout_ms": "Fallback request timeout in milliseconds.",
+    "fallback.api_key": "API key for the fallback server.",
+}
+
+# Settings of the extension itself (never sent to the server).
+CLIENT_SETTINGS: dict[str, dict[str, Any]] = {
+    "laya.serverPath": {"type": "string", "default": "laya-lsp",
+                        "description": "The laya-lsp program: a name on PATH or a full path."},
+    "laya.serverArgs": {"type": "array", "items": {"type": "string"}, "default": [],
+                        "description": "Extra arguments for laya-lsp, e.g. [\"--log-level\", \"INFO\"]."},
+    "laya.inlineCompletions": {"type": "boolean", "default": True,
+                               "description": "Show ghost-text (inline) completions; the completion list stays on."},
+    "laya.trace.server": {"type": "string", "enum": ["off", "messages", "verbose"], "default": "off",
+                          "description": "Log the LSP traffic with laya-lsp in the 'laya' output channel."},
+}
+
+_JSON_TYPES = {"str": "string", "bool": "boolean", "int": "integer", "float": "number"}
+
+
+def _default(f: Any) -> Any:
+    if f.default is not MISSING:
+        return f.default
+    return f.default_factory()
+
+
+def server_properties() -> dict[str, dict[str, Any]]:
+    """One entry per server setting, in config.py's order, with its default and limits."""
+    props: dict[str, dict[str, Any]] = {}
+    groups = [("", Settings), ("fallback.", FallbackSettings)]
+    for prefix, cls in groups:
+        for f in fields(cls):
+            if f.name == "fallback":
+                continue
+            key = prefix + f.name
+            prop: dict[str, Any] = {
+                "type": _JSON_TYPES[str(f.type)],
+                "default": _default(f),
+                "description": DESCRIPTIONS.get(key, "See the Configuration section of the laya-lsp README."),
+            }
+            if not prefix and f.name in LIMITS:
+                prop["minimum"], prop["maximum"] = LIMITS[f.name]
+            props["laya." + prefix + _camel(f.name)] = prop
+    return props
+
+
+def properties() -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for i, (key, prop) in enumerate({**CLIENT_SETTINGS, **server_properties()}.items()):
+        out[key] = {**prop, "order": i}
+    return out
+
+
+def main(argv: list[str]) -> int:
+    pkg = json.loads(PACKAGE.read_text())
+    wanted = properties()
+    current = pkg["contributes"]["configuration"]["properties"]
+    if "--check" in argv:
+        if current != wanted:
+            missing = sorted(set(wanted) - set(current))
+            extra = sorted(set(current) - set(wanted))
+            changed = sorted(k for k in set(wanted) & set(current) if wanted[k] != current[k])
+            print(f"package.json settings out of date: missing {missing}, extra {extra}, changed {changed}; "
+                  "run: python editors/vscode/scripts/sync_settings.py", file=sys.stderr)
+            return 1
+        return 0
+    pkg["contributes"]["configuration"]["properties"] = wanted
+    PACKAGE.write_text(json.dumps(pkg, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

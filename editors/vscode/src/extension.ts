@@ -1,0 +1,149 @@
+// laya for VS Code: a thin client that starts laya-lsp and lets vscode-languageclient wire completion, inline
+// (ghost-text) completion and code actions; plus commands for laya/stats and laya's code actions.
+import * as vscode from "vscode";
+import {
+  CodeAction,
+  CodeActionRequest,
+  Command,
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { SECTION, serverCommand, serverSettings } from "./settings";
+
+export const LANGUAGES = [
+  "python", "javascript", "javascriptreact", "typescript", "typescriptreact",
+  "go", "rust", "c", "cpp", "java", "lua", "shellscript",
+];
+export const STATS_METHOD = "laya/stats";
+
+let client: LanguageClient | undefined;
+let output: vscode.LogOutputChannel | undefined;
+let packageJSON: any;
+
+function config(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration(SECTION);
+}
+
+function createClient(): LanguageClient {
+  const { command, args } = serverCommand(config());
+  const serverOptions: ServerOptions = {
+    run: { command, args, transport: TransportKind.stdio },
+    debug: { command, args: [...args, "--log-level", "DEBUG"], transport: TransportKind.stdio },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: LANGUAGES.flatMap((language) => [
+      { scheme: "file", language },
+      { scheme: "untitled", language },
+    ]),
+    initializationOptions: serverSettings(packageJSON, config()),
+    outputChannel: output,
+    middleware: {
+      // Ghost text can be switched off on its own; the completion list stays.
+      provideInlineCompletionItems: (document, position, context, token, next) =>
+        config().get<boolean>("inlineCompletions", true) ? next(document, position, context, token) : null,
+    },
+  };
+  return new LanguageClient("laya", "laya", serverOptions, clientOptions);
+}
+
+async function startClient(): Promise<void> {
+  client = createClient();
+  try {
+    await client.start();
+  } catch (err) {
+    const { command } = serverCommand(config());
+    void vscode.window.showErrorMessage(
+      `laya: could not start '${command}' (${err}). Install laya-lsp or set laya.serverPath.`,
+    );
+  }
+}
+
+async function restartClient(): Promise<void> {
+  const old = client;
+  client = undefined;
+  if (old) {
+    await old.stop().catch(() => undefined);
+  }
+  await startClient();
+}
+
+/** laya.showStats: laya/stats, pretty-printed into the 'laya' output channel. Returns the result. */
+export async function showStats(): Promise<unknown> {
+  if (!client || !client.isRunning()) {
+    void vscode.window.showWarningMessage("laya: the server is not running");
+    return undefined;
+  }
+  const stats = await client.sendRequest(STATS_METHOD, { recent: 20 });
+  output?.appendLine(`laya/stats ${new Date().toISOString()}`);
+  output?.appendLine(JSON.stringify(stats, null, 2));
+  output?.show(true);
+  return stats;
+}
+
+/** laya.codeActions: only laya's code actions at the cursor or selection, picked from a list and applied. */
+export async function codeActions(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!client || !editor) {
+    return;
+  }
+  const c2p = client.code2ProtocolConverter;
+  const actions = await client.sendRequest(CodeActionRequest.type, {
+    textDocument: c2p.asTextDocumentIdentifier(editor.document),
+    range: c2p.asRange(editor.selection),
+    context: { diagnostics: [], triggerKind: 1 },
+  });
+  if (!actions || actions.length === 0) {
+    void vscode.window.showInformationMessage("laya: no code actions here");
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(
+    actions.map((a) => ({ label: a.title, action: a })),
+    { placeHolder: "laya code actions" },
+  );
+  if (!picked) {
+    return;
+  }
+  const action = picked.action as CodeAction | Command;
+  if ("edit" in action && action.edit) {
+    await vscode.workspace.applyEdit(await client.protocol2CodeConverter.asWorkspaceEdit(action.edit));
+  }
+  const command = "command" in action && typeof action.command === "object" ? action.command
+    : "command" in action && typeof action.command === "string" ? (action as Command) : undefined;
+  if (command) {
+    await client.sendRequest(ExecuteCommandRequest.type, { command: command.command, arguments: command.arguments });
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext) {
+  packageJSON = context.extension?.packageJSON ?? require("../package.json");
+  output = vscode.window.createOutputChannel("laya", { log: true });
+  context.subscriptions.push(
+    output,
+    vscode.commands.registerCommand("laya.showStats", showStats),
+    vscode.commands.registerCommand("laya.codeActions", codeActions),
+    vscode.commands.registerCommand("laya.restartServer", restartClient),
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (e.affectsConfiguration(`${SECTION}.serverPath`) || e.affectsConfiguration(`${SECTION}.serverArgs`)) {
+        await restartClient();
+      } else if (e.affectsConfiguration(SECTION) && client?.isRunning()) {
+        await client.sendNotification(DidChangeConfigurationNotification.type, {
+          settings: { [SECTION]: serverSettings(packageJSON, config()) },
+        });
+      }
+    }),
+  );
+  await startClient();
+  return { client: () => client, showStats };
+}
+
+export async function deactivate(): Promise<void> {
+  const old = client;
+  client = undefined;
+  if (old) {
+    await old.stop();
+  }
+}

@@ -1,0 +1,123 @@
+// Activation of the extension with `vscode` and vscode-languageclient stubbed (node --test).
+"use strict";
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const { loadExtension, fakeContext, pkg } = require("./stubs");
+
+const CLIENT_KEYS = ["laya.serverPath", "laya.serverArgs", "laya.inlineCompletions", "laya.trace.server"];
+
+async function activated(settings = {}) {
+  const h = loadExtension("out/test/extension.js");
+  Object.assign(h.vscode.__state.settings, settings);
+  const ctx = fakeContext();
+  const api = await h.ext.activate(ctx);
+  return { ...h, ctx, api, state: h.vscode.__state };
+}
+
+test("activation starts laya-lsp over stdio with every server setting as initializationOptions", async (t) => {
+  const h = await activated({ "laya.serverPath": "/opt/laya/bin/laya-lsp", "laya.serverArgs": ["--model", "/m"],
+    "laya.candidates": 3, "laya.fallback.url": "http://127.0.0.1:8080/v1" });
+  t.after(h.restore);
+  assert.equal(h.lc.__clients.length, 1);
+  const c = h.lc.__clients[0];
+  assert.equal(c.running, true);
+  assert.equal(c.id, "laya");
+  assert.deepEqual(c.serverOptions.run, { command: "/opt/laya/bin/laya-lsp", args: ["--model", "/m"], transport: 0 });
+  const init = c.clientOptions.initializationOptions;
+  assert.equal(init.candidates, 3);
+  assert.equal(init.fallback.url, "http://127.0.0.1:8080/v1");
+  for (const [key, prop] of Object.entries(pkg.contributes.configuration.properties)) {
+    if (CLIENT_KEYS.includes(key)) continue;
+    const parts = key.split(".").slice(1);
+    const value = parts.reduce((o, p) => o?.[p], init);
+    assert.notEqual(value, undefined, `${key} missing from initializationOptions`);
+    if (!["laya.candidates", "laya.fallback.url"].includes(key)) assert.deepEqual(value, prop.default, key);
+  }
+  for (const key of ["serverPath", "serverArgs", "inlineCompletions", "trace"]) {
+    assert.equal(key in init, false, `client-only setting ${key} sent to the server`);
+  }
+  const langs = new Set(c.clientOptions.documentSelector.map((s) => s.language));
+  for (const l of ["python", "typescript", "go", "rust"]) assert.ok(langs.has(l), l);
+  assert.deepEqual([...h.state.commands.keys()].sort(), ["laya.codeActions", "laya.restartServer", "laya.showStats"]);
+  assert.equal(h.ctx.subscriptions.length >= 4, true);
+});
+
+test("every contributed command is registered and every laya.* setting is declared", async (t) => {
+  const h = await activated();
+  t.after(h.restore);
+  for (const cmd of pkg.contributes.commands) assert.ok(h.state.commands.has(cmd.command), cmd.command);
+  for (const cmd of h.state.commands.keys()) {
+    assert.ok(pkg.contributes.commands.some((c) => c.command === cmd), `${cmd} not in contributes.commands`);
+  }
+  assert.ok(pkg.activationEvents.includes("onLanguage:python"));
+});
+
+test("laya.showStats sends laya/stats and prints it to the laya output channel", async (t) => {
+  const h = await activated();
+  t.after(h.restore);
+  const stats = await h.state.commands.get("laya.showStats")();
+  assert.deepEqual(stats, { summary: { requests: 1 }, recent: [] });
+  const c = h.lc.__clients[0];
+  assert.deepEqual(c.requests.at(-1), { method: "laya/stats", params: { recent: 20 } });
+  const channel = h.state.channels.find((ch) => ch.name === "laya");
+  assert.ok(channel.lines.some((l) => l.includes('"requests": 1')));
+  assert.ok(channel.shown > 0);
+});
+
+test("changed settings reach the server; a changed server path restarts it", async (t) => {
+  const h = await activated();
+  t.after(h.restore);
+  const first = h.lc.__clients[0];
+  await h.vscode.__setSettings({ "laya.candidates": 2, "laya.fallback.timeoutMs": 500 });
+  const n = first.notifications.at(-1);
+  assert.equal(n.method, "workspace/didChangeConfiguration");
+  assert.equal(n.params.settings.laya.candidates, 2);
+  assert.equal(n.params.settings.laya.fallback.timeoutMs, 500);
+  assert.equal("serverPath" in n.params.settings.laya, false);
+  assert.equal(h.lc.__clients.length, 1, "a server setting must not restart the server");
+
+  await h.vscode.__setSettings({ "laya.serverPath": "/usr/local/bin/laya-lsp" });
+  assert.equal(first.stopped, true);
+  assert.equal(h.lc.__clients.length, 2);
+  assert.equal(h.lc.__clients[1].serverOptions.run.command, "/usr/local/bin/laya-lsp");
+  assert.equal(h.lc.__clients[1].running, true);
+});
+
+test("laya.inlineCompletions=false silences ghost text only", async (t) => {
+  const h = await activated();
+  t.after(h.restore);
+  const mw = h.lc.__clients[0].clientOptions.middleware;
+  let called = 0;
+  const next = () => { called++; return ["item"]; };
+  assert.deepEqual(await mw.provideInlineCompletionItems("doc", "pos", {}, {}, next), ["item"]);
+  await h.vscode.__setSettings({ "laya.inlineCompletions": false });
+  assert.equal(await mw.provideInlineCompletionItems("doc", "pos", {}, {}, next), null);
+  assert.equal(called, 1);
+  assert.equal(mw.provideCompletionItem, undefined, "the completion list is left to the client");
+});
+
+test("laya.codeActions asks laya only and applies the picked action", async (t) => {
+  const h = await activated();
+  t.after(h.restore);
+  h.vscode.window.activeTextEditor = { document: { uri: "file:///a.py" }, selection: { start: 0, end: 0 } };
+  await h.state.commands.get("laya.codeActions")();
+  const c = h.lc.__clients[0];
+  const req = c.requests.find((r) => r.method === "textDocument/codeAction");
+  assert.deepEqual(req.params.textDocument, { uri: "file:///a.py" });
+  assert.equal(h.state.quickPicks[0][0].label, "laya: add a docstring");
+  assert.deepEqual(h.state.appliedEdits, [{ converted: { changes: {} } }]);
+});
+
+test("deactivate stops the server", async (t) => {
+  const h = await activated();
+  t.after(h.restore);
+  await h.ext.deactivate();
+  assert.equal(h.lc.__clients[0].stopped, true);
+});
+
+test("the packaged bundle loads with the real vscode-languageclient inside", async (t) => {
+  const h = loadExtension("out/extension.js", { stubClient: false });
+  t.after(h.restore);
+  assert.equal(typeof h.ext.activate, "function");
+  assert.equal(typeof h.ext.deactivate, "function");
+});
