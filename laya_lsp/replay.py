@@ -52,7 +52,8 @@ class Buffer:
 
     @classmethod
     def from_file(cls, path: Path, chars: int, line_hint: float = 0.5) -> "Buffer":
-        """Cut `chars` characters of real code out of a line near `line_hint` of the file; they get re-typed."""
+        """Cut a line near `line_hint` of the file from its indentation on; its first `chars` characters get
+        re-typed (the rest of the line stays cut, so the cursor is at the end of a line being written)."""
         text = path.read_text(encoding="utf-8")
         lines = text.splitlines(keepends=True)
         order = sorted(range(len(lines)), key=lambda i: abs(i - int(len(lines) * line_hint)))
@@ -61,9 +62,8 @@ class Buffer:
             code = body.lstrip()
             if len(code) >= min(chars, 12) and not code.startswith(("#", "//", '"""')):
                 start = sum(len(x) for x in lines[:i]) + len(body) - len(code)
-                span = code[:chars]
-                text = text[:start] + text[start + len(span) :]
-                return cls(path.resolve().as_uri(), LANGUAGES.get(path.suffix, "plaintext"), text, start, span)
+                text = text[:start] + text[start + len(code) :]
+                return cls(path.resolve().as_uri(), LANGUAGES.get(path.suffix, "plaintext"), text, start, code[:chars])
         raise ValueError(f"{path} has no line long enough to re-type")
 
 
