@@ -12,12 +12,19 @@ Prints p50/p95 per language and scenario and writes benchmarks/results/syntax-<d
 
 from __future__ import annotations
 
+import os
+import sys
+
+# benchmarks/typing.py shadows the standard library's `typing` while this folder is on sys.path (Python puts a
+# script's folder there): take it off before importing anything else.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+
 import argparse
 import json
 import platform
 import random
 import statistics
-import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path

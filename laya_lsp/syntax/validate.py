@@ -13,8 +13,11 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from .brackets import scan_brackets
 from .document import SyntaxDocument, encode, point_after, ts_point
-from .windows import Window, choose_window
+from .windows import Window, choose_window, top_level_window
+
+ESCALATION_MAX_BYTES = 3000  # a rejection in a broken region is re-checked on a window up to this size
 
 Span = tuple[int, int]
 
@@ -87,44 +90,38 @@ class Verdict:
     errors_after: int
 
 
-class CandidateChecker:
-    """Checks candidates inserted at one cursor position against the errors the document already has there."""
+class _WindowCheck:
+    """Error comparison for candidates at one byte, parsing one window (None: the whole document)."""
 
-    def __init__(self, doc: SyntaxDocument, offset: int) -> None:
+    def __init__(self, doc: SyntaxDocument, byte: int, window: Window | None, provisional_ok: bool) -> None:
         assert doc.parser is not None and doc.tree is not None
-        self.doc = doc
+        self.doc, self.byte, self.window = doc, byte, window
         self.parser = doc.parser
-        self.byte = doc.byte_offset(offset)
-        self.checks = 0
         self.python = doc.language == "python"
-        window = doc.memo.get(("window", self.byte), False)
-        if window is False:
-            window = choose_window(doc, self.byte)
-            doc.memo[("window", self.byte)] = window
-        self.window: Window | None = window  # type: ignore[assignment]
-        # Where the document's own tree shows no error in the window, the window parses clean too: assume so
-        # and parse it only if a candidate is rejected (saves one parse per request in the common case).
         self.before: list[Span] = []
         self.empty_before = 0
         self.provisional = False
-        if self.window is None:
+        if window is None:
             self.before = error_spans(doc.tree.root_node)
-        elif errors_in_range(doc.tree.root_node, self.window.start, self.window.end):
-            self._parse_before()
-        else:
+        elif provisional_ok and not errors_in_range(doc.tree.root_node, window.start, window.end):
+            # The document's tree shows no error here, so the window parses clean too: assume so and parse it
+            # only if a candidate is rejected (saves one parse per request in the common case).
             self.provisional = True
-        if self.python and not self.before and doc.data[:self.byte].rstrip().endswith(b":"):
-            self.empty_before = empty_blocks(doc.tree.root_node, self.byte, self.byte)
+        else:
+            self._parse_before()
+        if self.python and not self.before and doc.data[:byte].rstrip().endswith(b":"):
+            self.empty_before = empty_blocks(doc.tree.root_node, byte, byte)
 
     def _parse_before(self) -> None:
-        """Errors of the window as it is now (memoized per document version and cursor)."""
+        """Errors of the window as it is now (memoized per document version, cursor and window)."""
         assert self.window is not None
-        cached = self.doc.memo.get(("before", self.byte))
+        key = ("before", self.byte, self.window)
+        cached = self.doc.memo.get(key)
         if cached is None:
             root = self.parser.parse(self.window.text(self.doc.data, self.byte, b"")).root_node
             at = self.window.position(self.byte)
             cached = (error_spans(root), empty_blocks(root, at, at) if self.python else 0)
-            self.doc.memo[("before", self.byte)] = cached
+            self.doc.memo[key] = cached
         self.before, self.empty_before = cached  # type: ignore[misc]
         self.provisional = False
 
@@ -133,32 +130,19 @@ class CandidateChecker:
         if self.window is not None:
             root = self.parser.parse(self.window.text(self.doc.data, self.byte, inserted)).root_node
             at = self.window.position(self.byte)
-            empty = empty_blocks(root, at, at + len(inserted)) if self._may_empty(inserted) else 0
-            return error_spans(root), at, empty
-        assert self.doc.tree is not None
-        data = self.doc.data
-        tree = self.doc.tree.copy()
-        start_point = ts_point(data, self.byte)
-        tree.edit(start_byte=self.byte, old_end_byte=self.byte, new_end_byte=self.byte + len(inserted),
-                  start_point=start_point, old_end_point=start_point,
-                  new_end_point=point_after(start_point, inserted))
-        root = self.parser.parse(data[:self.byte] + inserted + data[self.byte:], tree).root_node
-        empty = empty_blocks(root, self.byte, self.byte + len(inserted)) if self._may_empty(inserted) else 0
-        return error_spans(root), self.byte, empty
+        else:
+            assert self.doc.tree is not None
+            data, at = self.doc.data, self.byte
+            tree = self.doc.tree.copy()
+            start_point = ts_point(data, at)
+            tree.edit(start_byte=at, old_end_byte=at, new_end_byte=at + len(inserted), start_point=start_point,
+                      old_end_point=start_point, new_end_point=point_after(start_point, inserted))
+            root = self.parser.parse(data[:at] + inserted + data[at:], tree).root_node
+        # Only a `:` can open a Python block; recount only if there is one or the cursor had an empty block.
+        may_empty = self.python and (b":" in inserted or self.empty_before > 0)
+        return error_spans(root), at, empty_blocks(root, at, at + len(inserted)) if may_empty else 0
 
-    def _may_empty(self, inserted: bytes) -> bool:
-        """Only a `:` can open a Python block; recount only if there is one or the cursor had an empty block."""
-        return self.python and (b":" in inserted or self.empty_before > 0)
-
-    def before_at(self) -> int:
-        """Where the cursor sits in the coordinates of the `before` spans."""
-        return self.byte if self.window is None else self.window.position(self.byte)
-
-    def check(self, text: str) -> Verdict:
-        """Accept `text` unless it adds errors: more error nodes than before, or errors in the inserted text
-        where there were none at the cursor before."""
-        self.checks += 1
-        inserted = encode(text)
+    def check(self, inserted: bytes) -> Verdict:
         after, at, empty_after = self._errors_after(inserted)
         verdict = self._judge(after, at, len(inserted), empty_after)
         if not verdict.accepted and self.provisional:
@@ -167,9 +151,91 @@ class CandidateChecker:
         return verdict
 
     def _judge(self, after: list[Span], at: int, size: int, empty_after: int) -> Verdict:
-        added_here = _touches(after, at, at + size) and not _touches(
-            self.before, self.before_at(), self.before_at())
+        cursor = self.byte if self.window is None else self.window.position(self.byte)
         errors_before = len(self.before) + self.empty_before
         errors_after = len(after) + empty_after
-        accepted = errors_after <= errors_before and not added_here
+        # Fewer errors is progress wherever they are; as many is fine unless the new text itself holds one.
+        added_here = _touches(after, at, at + size) and not _touches(self.before, cursor, cursor)
+        accepted = errors_after < errors_before or (errors_after == errors_before and not added_here)
         return Verdict(accepted, errors_before, errors_after)
+
+
+class CandidateChecker:
+    """Checks candidates inserted at one cursor position against the errors the document already has there.
+
+    A small window decides; where the document is broken near the cursor (its tree may then have misled the
+    window choice) a rejection is confirmed on the wider top-level window, if that is not too large.
+    """
+
+    def __init__(self, doc: SyntaxDocument, offset: int) -> None:
+        assert doc.parser is not None and doc.tree is not None
+        self.doc = doc
+        self.byte = doc.byte_offset(offset)
+        self.checks = 0
+        window = doc.memo.get(("window", self.byte), False)
+        if window is False:
+            window = choose_window(doc, self.byte)
+            doc.memo[("window", self.byte)] = window
+        self.window: Window | None = window  # type: ignore[assignment]
+        self._fine = _WindowCheck(doc, self.byte, self.window, provisional_ok=True)
+        self._coarse: _WindowCheck | None | bool = False  # False: not built yet
+        self._broken = False
+
+    def _escalation(self, text: str) -> _WindowCheck | None:
+        """A wider check, when the small window may have misjudged.
+
+        A candidate that leaves brackets open may be closed by text after the window (`struct s {` typed above
+        an existing body): extend the window to the closers that follow. A broken document (its tree may have
+        misled the window choice) or a Python `:` (a clause such as `else:` belongs to an earlier statement):
+        use the top-level statements around the cursor, if that is not too large.
+        """
+        assert self.doc.tree is not None
+        window = self.window
+        if window is None:
+            return None
+        unclosed = len(scan_brackets(text, self.doc.spec).unclosed)
+        if unclosed:
+            extended = self._extended(window, unclosed)
+            if extended is not None:
+                return extended
+        if self._coarse is False:
+            self._coarse = None
+            wide = top_level_window(self.doc, self.byte)
+            if wide != window and wide.end - wide.start <= ESCALATION_MAX_BYTES:
+                self._coarse = _WindowCheck(self.doc, self.byte, wide, provisional_ok=True)
+                self._broken = errors_in_range(self.doc.tree.root_node, wide.start, wide.end)
+        if self._coarse is None:
+            return None
+        opens = self.doc.spec.indentation_syntax and ":" in text
+        return self._coarse if (self._broken or opens) else None  # type: ignore[return-value]
+
+    def _extended(self, window: Window, unclosed: int) -> _WindowCheck | None:
+        """The window stretched to the `unclosed`-th closer after the cursor that the text there leaves open."""
+        key = ("extended", self.byte, unclosed)
+        if key not in self.doc.memo:
+            offset = self.doc.index_of_byte(self.byte)
+            following = self.doc.text[offset:offset + ESCALATION_MAX_BYTES]
+            closers = scan_brackets(following, self.doc.spec).outer_closers
+            check = None
+            if len(closers) >= unclosed:
+                end = self.doc.byte_offset(offset + closers[unclosed - 1][0] + 1)
+                if end > window.end:
+                    if self.doc.data[end:end + 1] == b";":
+                        end += 1
+                    stretched = Window(window.start, end, window.header, window.footer)
+                    check = _WindowCheck(self.doc, self.byte, stretched, provisional_ok=False)
+            self.doc.memo[key] = check
+        return self.doc.memo[key]  # type: ignore[return-value]
+
+    def check(self, text: str) -> Verdict:
+        """Accept `text` unless it adds errors: more error nodes than before, or as many with one inside the
+        inserted text where there was none at the cursor before."""
+        self.checks += 1
+        inserted = encode(text)
+        verdict = self._fine.check(inserted)
+        if not verdict.accepted:
+            wider = self._escalation(text)
+            if wider is not None:
+                self.checks += 1
+                verdict = wider.check(inserted)
+        return verdict

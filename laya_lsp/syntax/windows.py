@@ -19,20 +19,20 @@ from .document import SyntaxDocument
 SMALL_WINDOW_BYTES = 200  # windows this small are not worth descending further
 MAX_WINDOW_BYTES = 6000  # above this, reparsing the whole document incrementally is cheaper
 
-_FN = (b"function _() {\n", b"\n}")
-_CLASS = (b"class _ {\n", b"\n}")
+_FN = (b"function _w() {\n", b"\n}")
+_CLASS = (b"class _w {\n", b"\n}")
 # Synthetic wrappers that make the inside of a closed `{ … }` node parse as it does in place.
 WRAPPERS: dict[str, dict[str, tuple[bytes, bytes]]] = {
     "javascript": {"statement_block": _FN, "class_body": _CLASS},
-    "typescript": {"statement_block": _FN, "class_body": _CLASS, "interface_body": (b"interface _ {\n", b"\n}")},
+    "typescript": {"statement_block": _FN, "class_body": _CLASS, "interface_body": (b"interface _w {\n", b"\n}")},
     "tsx": {"statement_block": _FN, "class_body": _CLASS},
-    "java": {"block": (b"class _ { void _() {\n", b"\n}}"), "constructor_body": (b"class _ { _() {\n", b"\n}}"),
-             "class_body": _CLASS, "interface_body": (b"interface _ {\n", b"\n}")},
-    "c": {"compound_statement": (b"void _(void) {\n", b"\n}")},
-    "cpp": {"compound_statement": (b"void _() {\n", b"\n}"), "field_declaration_list": (b"struct _ {\n", b"\n};"),
-            "declaration_list": (b"namespace _ {\n", b"\n}")},
-    "go": {"block": (b"func _() {\n", b"\n}")},
-    "rust": {"block": (b"fn _() {\n", b"\n}"), "declaration_list": (b"impl _ {\n", b"\n}")},
+    "java": {"block": (b"class _w { void _w() {\n", b"\n}}"), "constructor_body": (b"class _w { _w() {\n", b"\n}}"),
+             "class_body": _CLASS, "interface_body": (b"interface _w {\n", b"\n}")},
+    "c": {"compound_statement": (b"void _w(void) {\n", b"\n}")},
+    "cpp": {"compound_statement": (b"void _w() {\n", b"\n}"), "field_declaration_list": (b"struct _w {\n", b"\n};"),
+            "declaration_list": (b"namespace _w {\n", b"\n}")},
+    "go": {"block": (b"func _w() {\n", b"\n}")},
+    "rust": {"block": (b"fn _w() {\n", b"\n}"), "declaration_list": (b"impl _w {\n", b"\n}")},
 }
 
 
@@ -47,7 +47,8 @@ class Window:
 
     def text(self, data: bytes, at: int, inserted: bytes) -> bytes:
         """The window with `inserted` placed at document byte `at`."""
-        return self.header + data[self.start:at] + inserted + data[at:self.end] + self.footer
+        # The final newline: Go wants one after a top-level declaration; it is harmless elsewhere.
+        return self.header + data[self.start:at] + inserted + data[at:self.end] + self.footer + b"\n"
 
     def position(self, at: int) -> int:
         """Where document byte `at` lands in the window text."""
@@ -61,13 +62,20 @@ def _line_start(data: bytes, byte: int) -> int:
 def _pick(children: list[tree_sitter.Node], byte: int) -> tuple[int, int, tree_sitter.Node | None]:
     """Range of the child holding `byte`, or of both neighbours when it falls between two, and that child."""
     before = [c for c in children if c.start_byte <= byte]
-    if not before:
-        return (min(byte, children[0].start_byte), children[0].end_byte, None) if children else (byte, byte, None)
-    holder = before[-1]
-    if byte <= holder.end_byte:
-        return holder.start_byte, holder.end_byte, holder
-    later = children[len(before)] if len(before) < len(children) else None
-    return holder.start_byte, (later.end_byte if later is not None else byte), holder
+    if not children:
+        return byte, byte, None
+    holder = before[-1] if before else None
+    # The sibling before the cursor's statement too: the candidate may continue it (`else:`, `} catch {`).
+    previous = before[-2] if len(before) >= 2 else None
+    if previous is not None and previous.type in (";", ":") and len(before) >= 3:
+        previous = before[-3]  # a bare `;`/`:` token (`public:`) belongs with the node before it
+    first = (previous or holder).start_byte if holder is not None else byte
+    last = len(before) - 1 if holder is not None and byte <= holder.end_byte else len(before)
+    if last >= len(children):
+        return first, byte, holder
+    if last + 1 < len(children) and children[last + 1].type in (";", ":"):
+        last += 1  # `struct s { … };` is a specifier child plus a separate `;` child
+    return first, children[last].end_byte, holder
 
 
 def _inner_children(node: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -127,7 +135,8 @@ def _header_window(holder: tree_sitter.Node, byte: int, window: Window, python: 
                 return Window(window.start, max(window.start, inner[0].end_byte, byte), window.header, window.footer)
             if not python and inner and node.children[0].type == "{":
                 closer = b"\n};" if node.type == "field_declaration_list" else b"\n}"
-                return Window(window.start, max(inner[0].end_byte, byte), window.header, closer + window.footer)
+                end = inner[1].end_byte if len(inner) > 1 and inner[1].type in (";", ":") else inner[0].end_byte
+                return Window(window.start, max(end, byte), window.header, closer + window.footer)
             return window
         queue.extend(c for c in node.children if c.end_byte >= byte)
     return window
@@ -244,6 +253,17 @@ def brace_text_window(data: bytes, byte: int, language: str) -> Window | None:
     return Window(start, max(closer[0] - 1, byte), header, footer)
 
 
+def top_level_window(doc: SyntaxDocument, byte: int) -> Window:
+    """The top-level statements around `byte` (no synthetic wrapper): wider and slower than choose_window."""
+    assert doc.tree is not None
+    data = doc.data
+    lo, hi, _ = _pick(doc.tree.root_node.children, byte)
+    line_end = data.find(b"\n", byte)
+    line_end = len(data) if line_end < 0 else line_end
+    start, end = _line_start(data, min(lo, byte)), max(hi, line_end)
+    return Window(start, end)
+
+
 def choose_window(doc: SyntaxDocument, byte: int) -> Window | None:
     """The smallest window around `byte` that parses standalone, or None to reparse the whole document."""
     assert doc.tree is not None
@@ -276,7 +296,7 @@ def choose_window(doc: SyntaxDocument, byte: int) -> Window | None:
             if inner is None:
                 window = _header_window(holder, byte, window, python, wrappers)
                 break
-            header, footer = header + wrappers[inner.type][0], wrappers[inner.type][1] + footer
+            header, footer = wrappers[inner.type]  # a block's inside parses alone in its own wrapper
         node = inner
     if window.end - window.start > SMALL_WINDOW_BYTES:
         by_text = python_text_window(data, byte) if python else brace_text_window(data, byte, doc.language or "")
