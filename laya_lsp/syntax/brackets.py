@@ -25,6 +25,7 @@ class BracketScan:
     outer_closers: list[tuple[int, str]] = field(default_factory=list)  # closers with no opener in the text
     line_depths: list[int] = field(default_factory=list)  # bracket depth at the start of each line
     open_quote: str | None = None  # a string opened in the fragment and never closed
+    open_quote_at: int | None = None  # where that string starts
     stray_quotes: list[int] = field(default_factory=list)  # quote indices that close a string opened earlier
 
     @property
@@ -104,7 +105,7 @@ def scan_brackets(text: str, spec: LanguageSpec, in_string: str | None = None) -
             stop, closed = _skip_string(text, i, token, spec)
             scan.line_depths.extend(len(stack) for _ in range(text.count("\n", i, stop)))
             if not closed:
-                scan.open_quote = token
+                scan.open_quote, scan.open_quote_at = token, i
             i = stop
         elif token in OPEN_TO_CLOSE:
             stack.append((i, token))

@@ -18,6 +18,7 @@ from .languages import LanguageSpec
 _STRING_TYPES = frozenset({"string", "string_literal", "template_string", "raw_string_literal",
                            "interpreted_string_literal", "char_literal", "character_literal", "rune_literal",
                            "string_content", "string_fragment", "template_literal"})
+_CODE_IN_STRING = frozenset({"template_substitution", "interpolation", "string_interpolation"})
 _PY_COMPOUND = frozenset({"def", "class", "if", "elif", "else", "for", "while", "try", "except", "finally",
                           "with", "async", "match", "case"})
 _SCAN_LINES = 24  # lines either side of the cursor used to guess the indentation unit
@@ -125,7 +126,10 @@ def _comment_or_string(doc: SyntaxDocument, byte: int) -> tuple[bool, str | None
             doc.spec.block_comment[1].encode())
         if byte < comment.end_byte or not closed_block:
             return True, None
-    string = _ancestor(node, _is_string)
+    # Code inside a string (`${x}` in a template, `{x}` in an f-string) is code, not string.
+    string = _ancestor(node, lambda n: _is_string(n) or n.type in _CODE_IN_STRING)
+    if string is not None and string.type in _CODE_IN_STRING:
+        string = None
     while string is not None and string.parent is not None and _is_string(string.parent):
         string = string.parent
     if string is not None and string.start_byte < byte:

@@ -76,7 +76,9 @@ def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings |
     suffix = ctx.line_suffix
     if suffix and _is_word_char(suffix[0]):
         return _skip("mid_word", ctx)
-    if any(char not in _ALLOWED_AFTER for char in suffix):
+    rest = suffix.strip()
+    closes_comment = ctx.in_comment and doc.spec.block_comment is not None and rest == doc.spec.block_comment[1]
+    if not closes_comment and any(char not in _ALLOWED_AFTER for char in rest):
         return _skip("code_after_cursor", ctx)
 
     single = CompletionPlan(

@@ -174,7 +174,7 @@ def remove_suffix_overlap(text: str, ctx: CursorContext, spec: LanguageSpec) -> 
             if char == ">":  # a generic's closing angle: only if the candidate has more `>` than `<`
                 return trimmed.count(">") > trimmed.count("<")
             if char in spec.quotes or char in "\"'`":
-                return pos in closing_quotes or (scan.open_quote == char and pos == len(trimmed) - 1)
+                return pos in closing_quotes or pos == scan.open_quote_at  # closes the string around the cursor
             return False
 
         if all(removable(base + j, c) for j, c in enumerate(segment)):
