@@ -179,38 +179,32 @@ class CandidateChecker:
         self.window: Window | None = window  # type: ignore[assignment]
         self._fine = _WindowCheck(doc, self.byte, self.window, provisional_ok=True)
         self._coarse: _WindowCheck | None | bool = False  # False: not built yet
-        self._broken = False
 
     def _escalation(self, text: str) -> _WindowCheck | None:
-        """A wider check, when the small window may have misjudged.
+        """A wider check for a candidate that ends by opening a block (`struct s {`, `for x in y:`): its body
+        may already be in the document below, outside the small window (re-typing a header above code).
 
-        A candidate that leaves brackets open may be closed by text after the window (`struct s {` typed above
-        an existing body): extend the window to the closers that follow. A broken document (its tree may have
-        misled the window choice) or a Python `:` (a clause such as `else:` belongs to an earlier statement):
-        use the top-level statements around the cursor, if that is not too large.
+        Brace languages stretch the window to the closer that follows; Python uses the top-level statements
+        around the cursor, if that is not too large. Other rejections stand: in a broken region the wider
+        window's error counts are noisy enough to let junk through.
         """
-        assert self.doc.tree is not None
         window = self.window
-        if window is None:
+        last = text.rstrip()[-1:]
+        if window is None or not last or last not in self.doc.spec.block_openers:
             return None
-        unclosed = len(scan_brackets(text, self.doc.spec).unclosed)
-        if unclosed:
-            extended = self._extended(window, unclosed)
-            if extended is not None:
-                return extended
+        if last == "{":
+            return self._extended(len(scan_brackets(text, self.doc.spec).unclosed))
         if self._coarse is False:
             self._coarse = None
             wide = top_level_window(self.doc, self.byte)
             if wide != window and wide.end - wide.start <= ESCALATION_MAX_BYTES:
                 self._coarse = _WindowCheck(self.doc, self.byte, wide, provisional_ok=True)
-                self._broken = errors_in_range(self.doc.tree.root_node, wide.start, wide.end)
-        if self._coarse is None:
-            return None
-        opens = self.doc.spec.indentation_syntax and ":" in text
-        return self._coarse if (self._broken or opens) else None  # type: ignore[return-value]
+        return self._coarse  # type: ignore[return-value]
 
-    def _extended(self, window: Window, unclosed: int) -> _WindowCheck | None:
+    def _extended(self, unclosed: int) -> _WindowCheck | None:
         """The window stretched to the `unclosed`-th closer after the cursor that the text there leaves open."""
+        if not unclosed:
+            return None
         key = ("extended", self.byte, unclosed)
         if key not in self.doc.memo:
             offset = self.doc.index_of_byte(self.byte)
@@ -219,10 +213,12 @@ class CandidateChecker:
             check = None
             if len(closers) >= unclosed:
                 end = self.doc.byte_offset(offset + closers[unclosed - 1][0] + 1)
-                if end > window.end:
-                    if self.doc.data[end:end + 1] == b";":
-                        end += 1
-                    stretched = Window(window.start, end, window.header, window.footer)
+                if self.doc.data[end:end + 1] == b";":
+                    end += 1
+                # From the top-level statement's start: the line may continue one (`} else {`).
+                top = top_level_window(self.doc, self.byte)
+                stretched = Window(top.start, max(top.end, end))
+                if stretched.end - stretched.start <= ESCALATION_MAX_BYTES:
                     check = _WindowCheck(self.doc, self.byte, stretched, provisional_ok=False)
             self.doc.memo[key] = check
         return self.doc.memo[key]  # type: ignore[return-value]
