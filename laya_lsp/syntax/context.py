@@ -6,6 +6,7 @@ around the cursor) plus a handful of tree lookups, so a request never walks the 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from .languages import LanguageSpec
 _STRING_TYPES = frozenset({"string", "string_literal", "template_string", "raw_string_literal",
                            "interpreted_string_literal", "char_literal", "character_literal", "rune_literal",
                            "string_content", "string_fragment", "template_literal"})
+_FIRST_WORD = re.compile(r"[A-Za-z_]+")  # `if(x):` starts with `if`
 _CODE_IN_STRING = frozenset({"template_substitution", "interpolation", "string_interpolation"})
 _PY_COMPOUND = frozenset({"def", "class", "if", "elif", "else", "for", "while", "try", "except", "finally",
                           "with", "async", "match", "case"})
@@ -52,6 +54,7 @@ class CursorContext:
     opener_before: str | None  # the block/bracket opener ending the code right before the cursor
     enclosing_closed: bool  # the bracket enclosing the cursor is already closed later in the document
     empty_block: bool  # the syntax block around the cursor has no statements yet
+    in_brackets: bool = False  # inside a call/list/dict: continuation lines align freely
 
     @property
     def prefix_blank(self) -> bool:
@@ -168,8 +171,8 @@ def _opener_before(doc: SyntaxDocument, code: str, code_end: int) -> str | None:
     last = stripped[-1]
     spec = doc.spec
     if last == ":" and ":" in spec.block_openers:
-        first_word = stripped.split(None, 1)[0].rstrip(":")
-        if spec.indentation_syntax and first_word not in _PY_COMPOUND:
+        first_word = _FIRST_WORD.match(stripped.lstrip())
+        if spec.indentation_syntax and (first_word is None or first_word.group() not in _PY_COMPOUND):
             return None  # a slice, a dict entry or an annotation, not a block
     elif last not in OPEN_TO_CLOSE:
         return None
@@ -189,10 +192,11 @@ def _closed_by_text(text: str, offset: int, opener: str | None, spec: LanguageSp
     return bool(scan.outer_closers) and scan.outer_closers[0][1] == OPEN_TO_CLOSE[opener]
 
 
-def _enclosing_state(doc: SyntaxDocument, byte: int) -> tuple[bool | None, bool]:
-    """(is the innermost bracket around `byte` closed? None = unknown, is the innermost block around it empty?)"""
+def _enclosing_state(doc: SyntaxDocument, byte: int) -> tuple[bool | None, bool, bool]:
+    """For the innermost bracket around `byte`: is it closed (None = unknown)? is it an empty block? is it an
+    expression bracket (a call, list or dict rather than a block)?"""
     if doc.tree is None:
-        return None, False
+        return None, False, False
     root = doc.tree.root_node
     here, before = root.descendant_for_byte_range(byte, byte), root.descendant_for_byte_range(max(byte - 1, 0), byte)
     # At the end of a node (`{█` with a MISSING `}`) only the node of the character before reaches inside it.
@@ -200,7 +204,7 @@ def _enclosing_state(doc: SyntaxDocument, byte: int) -> tuple[bool | None, bool]
     if here is None or (before is not None and before.end_byte - before.start_byte < here.end_byte - here.start_byte):
         node = before
     closed: bool | None = None
-    empty = False
+    empty = expression = False
     while node is not None and closed is None:
         first = node.children[0] if node.child_count else None
         if first is not None and first.type in OPEN_TO_CLOSE and first.start_byte < byte:
@@ -209,8 +213,10 @@ def _enclosing_state(doc: SyntaxDocument, byte: int) -> tuple[bool | None, bool]
                       and last.start_byte >= byte)
             if node.type in doc.spec.block_types:
                 empty = not any(c.is_named and not _is_comment(c) for c in node.children)
+            else:
+                expression = True
         node = node.parent
-    return closed, empty
+    return closed, empty, expression
 
 
 def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
@@ -240,7 +246,7 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
         opener = _opener_before(doc, prev_line, prev_end)
     else:
         opener = None
-    closed, empty = _enclosing_state(doc, byte)
+    closed, empty, in_brackets = _enclosing_state(doc, byte)
     if closed is None:
         closed = _closed_by_text(text, offset, opener, spec)
     context = CursorContext(
@@ -248,6 +254,7 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
         line_indent=leading_ws(text[start:end]), prev_line=prev_line, next_lines=next_lines,
         indent_unit=_indent_unit(before + [text[start:end]] + after, spec.default_indent), in_comment=in_comment,
         in_string=in_string, opener_before=opener, enclosing_closed=closed, empty_block=empty,
+        in_brackets=in_brackets,
     )
     doc.memo[("context", offset)] = context
     return context

@@ -22,6 +22,7 @@ class SyntaxSettings:
     single_line_max_tokens: int = 64
     multi_line_max_tokens: int = 256
     reject_new_errors: bool = True  # drop candidates that add syntax errors (grammar languages only)
+    complete_before_code: bool = True  # cursor in a line's indentation, code after it: insert a line above
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,9 @@ class CompletionPlan:
     indent: str = ""  # indentation new code at the cursor should have
     in_comment: bool = False
     in_string: bool = False
+    # Cursor in the indentation of a line with code: the completion is whole lines inserted above that code;
+    # post-processing ends it with a line break and the indentation so the code keeps its place.
+    before_code: bool = False
 
 
 def _is_word_char(char: str) -> bool:
@@ -64,7 +68,8 @@ def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings |
 
     Reasons when `complete` is False: `in_comment`, `in_string` (disabled by settings), `mid_word` (a word
     character right after the cursor), `code_after_cursor` (code other than closing brackets, quotes, `;`, `,`
-    follows on the line). When True: `in_comment`, `in_string`, `empty_document`, `empty_block`,
+    follows on the line). When True: `in_comment`, `in_string`, `line_before_code` / `block_before_code` (only
+    indentation before the cursor, code after it: whole lines are inserted above), `empty_document`, `empty_block`,
     `after_block_opener`, `after_bracket` (these last four are multi-line) or `single_line`.
     """
     settings = settings or SyntaxSettings()
@@ -74,11 +79,25 @@ def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings |
     if ctx.in_string is not None and not settings.complete_in_strings:
         return _skip("in_string", ctx)
     suffix = ctx.line_suffix
-    if suffix and _is_word_char(suffix[0]):
-        return _skip("mid_word", ctx)
     rest = suffix.strip()
     closes_comment = ctx.in_comment and doc.spec.block_comment is not None and rest == doc.spec.block_comment[1]
-    if not closes_comment and any(char not in _ALLOWED_AFTER for char in rest):
+    code_after = not closes_comment and any(char not in _ALLOWED_AFTER for char in rest)
+    in_text = ctx.in_comment or ctx.in_string is not None
+    if code_after and ctx.prefix_blank and not in_text and settings.complete_before_code:
+        # Only indentation before the cursor: new whole lines go above the code (infilling between lines);
+        # a block if the line above opens one, as anywhere else.
+        if ctx.opener_before is not None and settings.multiline:
+            return CompletionPlan(
+                True, "block_before_code", multiline=True, max_lines=settings.max_lines, stop_at_newline=False,
+                max_tokens=settings.multi_line_max_tokens, indent=ctx.expected_indent, before_code=True,
+            )
+        return CompletionPlan(
+            True, "line_before_code", max_tokens=settings.single_line_max_tokens, indent=ctx.expected_indent,
+            before_code=True,
+        )
+    if suffix and _is_word_char(suffix[0]):
+        return _skip("mid_word", ctx)
+    if code_after:
         return _skip("code_after_cursor", ctx)
 
     single = CompletionPlan(

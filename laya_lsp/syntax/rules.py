@@ -38,8 +38,11 @@ def cut_single_line(text: str) -> str:
 
 def fix_first_line_indent(text: str, ctx: CursorContext) -> str:
     """Drop indentation the model repeated: the cursor already stands after the line's indentation."""
-    if not ctx.prefix_blank or not text or text[0] not in " \t":
+    if not ctx.prefix_blank or not text or text[0] not in " \t" or ctx.in_brackets:
         return text
+    previous = (ctx.prev_line or "").rstrip()
+    if previous.endswith((",", "(", "[", "{", "\\")):
+        return text  # a continuation line: its alignment is free
     expected = width(ctx.expected_indent)
     if ctx.next_lines:
         expected = max(expected, width(leading_ws(ctx.next_lines[0])))
@@ -127,8 +130,10 @@ def cut_at_block_end(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
 
 
 def cut_repeated_next_lines(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
-    """Stop where the candidate starts repeating the lines that already follow the cursor line."""
-    following = [ln.strip() for ln in ctx.next_lines]
+    """Stop where the candidate starts repeating the lines that already follow the cursor (including the code
+    after the cursor when only indentation precedes it)."""
+    rest_of_line = [ctx.line_suffix] if ctx.prefix_blank and ctx.line_suffix.strip() else []
+    following = [ln.strip() for ln in [*rest_of_line, *ctx.next_lines]]
     if not following:
         return text
     lines = text.split("\n")

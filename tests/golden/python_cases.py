@@ -103,6 +103,29 @@ CASES = [
          "def many():█\n",
          "".join(f"\n    x{i} = {i}" for i in range(20)),
          "".join(f"\n    x{i} = {i}" for i in range(11)), rules=("max_lines",)),
+    Case("line inserted above existing code ends with a line break", "python",
+         src("""
+             def mean(xs):
+                 total = sum(xs)
+             █    return total / n
+             """),
+         "    n = len(xs)\n    return total / n\n", "    n = len(xs)\n", plan="line_before_code",
+         rules=("line_break_before_code",)),
+    Case("cursor inside indentation keeps the code's indentation", "python",
+         src("""
+             def mean(xs):
+                 total = sum(xs)
+                 █return total / n
+             """),
+         "n = len(xs)", "n = len(xs)\n    ", plan="line_before_code", rules=("line_break_before_code",)),
+    Case("block above existing code after an opener", "python",
+         src("""
+             def f(items):
+                 for x in items:
+             █    return None
+             """),
+         "        if x:\n            return x\n    return None", "        if x:\n            return x\n",
+         plan="block_before_code", rules=("block_end",)),
     Case("candidate cut mid-statement by budget loses its last line", "python",
          "def f(x):█\n",
          "\n    y = x + 1\n    return (y *",
