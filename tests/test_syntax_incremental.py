@@ -94,6 +94,31 @@ def test_incremental_edits_match_fresh_parse(initial: str, changes: list, langua
     assert node_list(doc.tree) == node_list(fresh)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(initial=texts, changes=edits, language=st.sampled_from(["python", "typescript", "go"]))
+def test_batched_changes_reparse_once_and_match(initial: str, changes: list, language: str) -> None:
+    """The contentChanges of one didChange go in together: edits in order, one reparse at the end."""
+    doc = SyntaxDocument(initial, language, "")
+    reference = initial
+    batch = []
+    for a, b, new_text, _ in changes:
+        lo, hi = sorted((int(a * len(reference)), int(b * len(reference))))
+        start, end = ref_position(reference, lo), ref_position(reference, hi)
+        batch.append((start, end, new_text))
+        lo, hi = ref_offset(reference, *start), ref_offset(reference, *end)  # inside a CRLF rounds down
+        reference = reference[:lo] + new_text + reference[hi:]
+    doc.apply_changes(batch)
+    assert doc.text == reference
+    fresh = new_parser(language).parse(reference.encode("utf-8", "surrogatepass"))
+    assert doc.tree is not None and node_list(doc.tree) == node_list(fresh)
+
+
+def test_full_text_change_in_a_batch() -> None:
+    doc = SyntaxDocument("x = 1\n", "python", "")
+    doc.apply_changes(["y = 2\n", ((0, 0), (0, 1), "z")])
+    assert doc.text == "z = 2\n" and str(doc.tree.root_node).startswith("(module")  # type: ignore[union-attr]
+
+
 @settings(max_examples=40, deadline=None)
 @given(text=texts, fraction=st.floats(0, 1))
 def test_position_round_trip(text: str, fraction: float) -> None:

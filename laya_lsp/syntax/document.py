@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterable
 
 import tree_sitter
 
 from .languages import LanguageSpec, language_for, new_parser, spec_for
 
 _EOL = re.compile(r"\r\n|\r|\n")
+# One LSP content change: ((line, utf16 col), (line, utf16 col), new text), or a full text.
+Change = tuple[tuple[int, int], tuple[int, int], str] | str
 
 
 def encode(text: str) -> bytes:
@@ -66,6 +69,7 @@ class SyntaxDocument:
         self._bytes = b""
         self._ascii = True
         self._starts: list[int] | None = None
+        self._stale = False  # the tree has edits the parser has not seen yet
         self.set_text(text)
 
     # -- text and positions -------------------------------------------------------------------------------
@@ -146,16 +150,40 @@ class SyntaxDocument:
         self.version += 1
         self.memo.clear()
         self.tree = self._parser.parse(self._bytes) if self._parser else None
+        self._stale = False
 
     def apply_change(self, start: tuple[int, int], end: tuple[int, int], new_text: str) -> None:
         """Apply one LSP incremental change (range in line/UTF-16 columns) and reparse incrementally."""
-        lo, hi = self.offset_at(*start), self.offset_at(*end)
-        if hi < lo:
-            lo, hi = hi, lo
-        self.replace(lo, hi, new_text)
+        self.apply_changes([(start, end, new_text)])
+
+    def apply_changes(self, changes: Iterable[Change]) -> None:
+        """Apply the `contentChanges` of one didChange in order, reparsing once at the end.
+
+        Each change is `(start, end, text)` with LSP positions, or a bare `str` for a full-text replacement.
+        """
+        for change in changes:
+            if isinstance(change, str):
+                self.set_text(change)
+                continue
+            start, end, new_text = change
+            lo, hi = self.offset_at(*start), self.offset_at(*end)
+            if hi < lo:
+                lo, hi = hi, lo
+            self._edit(lo, hi, new_text)
+        self._reparse()
 
     def replace(self, lo: int, hi: int, new_text: str) -> None:
         """Replace `text[lo:hi]` (str indices) with `new_text`, editing the old tree so the parser reuses it."""
+        self._edit(lo, hi, new_text)
+        self._reparse()
+
+    def _reparse(self) -> None:
+        if self._parser is not None and self.tree is not None and self._stale:
+            self.tree = self._parser.parse(self._bytes, self.tree)
+        self._stale = False
+
+    def _edit(self, lo: int, hi: int, new_text: str) -> None:
+        """Change the text and describe the edit to the tree; the caller reparses."""
         old_bytes = self._bytes
         start_byte = self.byte_offset(lo)
         old_end_byte = self.byte_offset(hi)
@@ -177,7 +205,7 @@ class SyntaxDocument:
             old_end_point=ts_point(old_bytes, old_end_byte),
             new_end_point=point_after(start_point, inserted),
         )
-        self.tree = self._parser.parse(self._bytes, self.tree)
+        self._stale = True
 
     # -- syntax ---------------------------------------------------------------------------------------------
     def has_errors(self) -> bool:
