@@ -45,6 +45,10 @@ class Settings:
     complete_in_strings: bool = True
     trigger_rules: bool = True  # syntax may decline to complete (mid-word, code after the cursor, ...)
     postprocess: bool = True  # clean candidates with tree-sitter; false gives the model's raw lines
+    typed_through: bool = True  # answer from a shown candidate while the user types through it
+    speculative: bool = True  # after an answer, precompute the next one as if the top line were accepted
+    warm_up: bool = True  # prefill a buffer's cache on open and on `laya/focus`
+    cross_file_tokens: int = 256  # budget for chunks of other recently used files (0 = off)
     decision_tokens: int = 256
     decision_threshold: float = 0.5
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
@@ -70,6 +74,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "prefill_chunk": (8, 4096),
     "inline_max_lines": (1, 200),
     "decision_tokens": (16, 8192),
+    "cross_file_tokens": (0, 16384),
     "decision_threshold": (0.0, 1.0),
 }
 

@@ -18,13 +18,17 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 SOURCE = (Path(sysconfig.get_paths()["stdlib"]) / "textwrap.py").read_text()
 
 
+# The latency tricks (answers without a model run, background work) are tested in test_latency_tricks.py.
+ENGINE_ONLY = {"typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0}
+
+
 def _client_fixture(options: dict):
     @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD))
     async def fixture(lsp_client: LanguageClient):
         caps = lsp.ClientCapabilities(window=lsp.WindowClientCapabilities(work_done_progress=False))
         # These tests are about the engine: every position is completed and raw model text comes back
         # (the tiny random model's text would not survive the syntax checks).
-        raw = {"triggerRules": False, "postprocess": False, **options}
+        raw = {"triggerRules": False, "postprocess": False, **ENGINE_ONLY, **options}
         await lsp_client.initialize_session(
             lsp.InitializeParams(capabilities=caps, process_id=None, initialization_options=raw)
         )

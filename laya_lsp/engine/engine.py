@@ -43,6 +43,11 @@ class CompletionRequest:
     max_lines: int = 1
     version: int | None = None
     debounce: bool = True
+    # Background requests (speculation, warm-up) yield to every real one; max_tokens == 0 only prefills.
+    background: bool = False
+    source: str = "model"
+    # Chunks of other files as (path, text), placed before the document so they stay cached.
+    context: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -122,8 +127,10 @@ class Engine:
     def complete(self, req: CompletionRequest) -> Job:
         """Queue a completion; the job's future resolves to a CompletionResult (empty when not run)."""
         st = self.stats.new(req.doc_id, req.kind)
+        st.source = req.source
         job = Job(
-            key=req.doc_id,
+            key=req.doc_id + ("\0background" if req.background else ""),
+            background=req.background,
             run=lambda j: self._run(j, req, st),
             debounce_s=(self.settings.debounce_ms / 1000.0) if req.debounce else 0.0,
             probe=lambda j: self._probe(j, req),
@@ -139,8 +146,9 @@ class Engine:
         prefix, suffix = req.text[:offset], req.text[offset:]
         suf_budget = int(s.context_tokens * s.suffix_share) if self.lm.fim.has_fim else 0
         suf = suffix_ids(b, suffix, suf_budget)
-        pre, _start = doc.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - 4)
-        return b.build(pre, suf).ids
+        ctx = b.repo_context(req.context, req.doc_id, s.context_tokens // 2) if req.context else []
+        pre, _start = doc.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - len(ctx) - 4)
+        return b.build(pre, suf, ctx).ids
 
     def _probe(self, job: Job, req: CompletionRequest) -> bool:
         if self.lm is None or self.caches is None:
@@ -175,10 +183,15 @@ class Engine:
             st.reused_tokens = min(doc.reusable(prompt), len(prompt) - 1)
             pre = prefill_chunked(lm.model, doc, prompt, s.prefill_chunk, job.token)
             st.reused_tokens, st.prefill_ms = pre.reused, pre.ms
+            if req.max_tokens == 0:  # warm-up: the cache now covers the prompt; nothing to decode
+                self.caches.enforce_budget(keep=req.doc_id)
+                st.total_ms = (time.perf_counter() - job.created) * 1000
+                self.stats.record(st)
+                return CompletionResult([], st, req.version)
             t_dec = time.perf_counter()
             dec = DecodeSettings(
                 k=req.candidates or s.candidates,
-                max_tokens=req.max_tokens or s.max_tokens,
+                max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
                 max_lines=max(1, req.max_lines),
                 stop_ids=lm.stop_ids,
             )

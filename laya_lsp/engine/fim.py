@@ -114,6 +114,12 @@ def detect_fim(tokenizer: Tokenizer, config: dict[str, Any] | None = None) -> Fi
     return PREFIX_ONLY
 
 
+def _short(uri_or_path: str) -> str:
+    """The last two path components of a file URI or path, as the model sees file names."""
+    path = uri_or_path.split("://", 1)[-1]
+    return "/".join(path.rstrip("/").split("/")[-2:])
+
+
 @dataclass
 class PromptParts:
     """A prompt split so the per-document cache can reuse it: `head` is stable while typing, `tail` grows."""
@@ -139,9 +145,43 @@ class PromptBuilder:
             if t
         }
         self.stop_ids = {i for t in fmt.stop if (i := _token_id(tokenizer, t)) is not None}
+        self._memo: dict[str, list[int]] = {}
 
     def encode(self, text: str) -> list[int]:
         return list(self.tokenizer.encode(text, add_special_tokens=False)) if text else []
+
+    def encode_cached(self, text: str) -> list[int]:
+        """Encode text that recurs across requests (cross-file chunks) once."""
+        ids = self._memo.get(text)
+        if ids is None:
+            if len(self._memo) > 512:
+                self._memo.clear()
+            ids = self._memo[text] = self.encode(text)
+        return ids
+
+    @property
+    def repo_level(self) -> bool:
+        return bool(self.fmt.file_sep and self._ids.get(self.fmt.file_sep) is not None)
+
+    def repo_context(self, chunks: list[tuple[str, str]], current_path: str, budget: int) -> list[int]:
+        """Other files' chunks in the model's repository-level format, then the current file's header.
+
+        Chunks keep their given order (stable across keystrokes, so this head stays cached); chunks past the
+        token budget are left out. Formats without repository tokens get no cross-file context.
+        """
+        if not self.repo_level or not chunks or budget <= 0:
+            return []
+        sep = self.special(self.fmt.file_sep)
+        head = self.special(self.fmt.repo_name) + self.encode_cached("workspace\n")
+        out: list[int] = []
+        for path, text in chunks:
+            piece = sep + self.encode_cached(f"{_short(path)}\n{text.rstrip()}\n")
+            if len(head) + len(out) + len(piece) > budget:
+                break
+            out += piece
+        if not out:
+            return []
+        return head + out + sep + self.encode_cached(f"{_short(current_path)}\n")
 
     def special(self, token: str | None) -> list[int]:
         if not token:

@@ -40,6 +40,8 @@ class Job:
     ready_at: float | None = None
     debounced_s: float = 0.0
     prepared: Any = None
+    # Background work (speculation, warm-up) runs only when no real job waits, and any real job cancels it.
+    background: bool = False
 
     def cancel(self, reason: str = "cancelled") -> None:
         self.token.cancel(reason)
@@ -62,11 +64,17 @@ class Scheduler:
 
     # -- called from any thread --------------------------------------------------------------------------
     def submit(self, job: Job) -> Job:
-        """Queue `job`, superseding older work for the same document."""
+        """Queue `job`, superseding older work for the same document; a real job cancels background work."""
         with self._cond:
             if self._stopped:
                 self._finish(job, reason="shutdown")
                 return job
+            if not job.background:
+                for bg in [j for j in self._queue if j.background]:
+                    self._queue.remove(bg)
+                    self._finish(bg, reason="cancelled")
+                if self._running is not None and self._running.background:
+                    self._running.cancel("cancelled")
             for old in [j for j in self._queue if j.key == job.key]:
                 self._queue.remove(old)
                 self.superseded += 1
@@ -74,7 +82,9 @@ class Scheduler:
             if self._running is not None and self._running.key == job.key:
                 self._running.cancel("superseded")
             while len(self._queue) >= self.max_queue:
-                oldest = self._queue.popleft()
+                # Background work goes first, then the oldest real job.
+                oldest = next((j for j in self._queue if j.background), self._queue[0])
+                self._queue.remove(oldest)
                 self.dropped += 1
                 self._finish(oldest, reason="dropped")
             self._queue.append(job)
@@ -150,7 +160,10 @@ class Scheduler:
                 unprobed = next((j for j in self._queue if j.ready_at is None), None)
                 if unprobed is not None:
                     return ("probe", unprobed)  # type: ignore[return-value]
-                ready = next((j for j in self._queue if j.ready_at is not None and j.ready_at <= now), None)
+                ready = next((j for j in self._queue if not j.background and j.ready_at is not None
+                              and j.ready_at <= now), None)
+                if ready is None and not any(not j.background for j in self._queue):
+                    ready = next((j for j in self._queue if j.ready_at is not None and j.ready_at <= now), None)
                 if ready is not None:
                     self._queue.remove(ready)
                     self._running = ready

@@ -72,7 +72,7 @@ def _syntax_doc(ls: LayaServer, cur: Cursor) -> SyntaxDocument:
 
 
 async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> Answer | None:
-    """Plan, queue on the engine and wait, then clean the candidates. None when nothing should be shown.
+    """Plan, answer from what is already known or queue a model run, then clean the candidates.
 
     Client cancellation reaches the running model; an answer for a document that changed meanwhile is
     dropped (the client asks again for the new text), so no response carries text for an older version.
@@ -80,25 +80,34 @@ async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> Answer | Non
     await ls.wait_for_model()
     sdoc = _syntax_doc(ls, cur)
     version = cur.doc.version
-    plan, job = ls.completions.submit(cur.doc.uri, sdoc, cur.offset, kind, version)
-    if job is None:
+    uri = cur.doc.uri
+    ticket = ls.completions.request(uri, sdoc, cur.offset, kind, version)
+    if ticket.immediate is not None:
+        return ticket.immediate
+    if ticket.job is None:
         return None
     try:
-        result: CompletionResult = await asyncio.wrap_future(job.future)
+        result: CompletionResult = await asyncio.wrap_future(ticket.job.future)
     except asyncio.CancelledError:
-        ls.engine.scheduler.cancel(job)
+        if not ticket.shared:  # a shared job still serves the request that started it
+            ls.engine.scheduler.cancel(ticket.job)
         raise
     if result.stats.status == "error" and result.stats.error:
         log.warning("completion failed: %s", result.stats.error)
-    if cur.doc.version != version or not result.candidates:
+    if cur.doc.version != version:
         return None
-    return ls.completions.finish(sdoc, cur.offset, plan, result)
+    answer = ls.completions.finish(sdoc, cur.offset, ticket.plan, result, uri, typed=ticket.typed)
+    if ticket.shared and not answer.suggestions:
+        # The user typed past what the running generation predicted: ask the model for this text.
+        return await run_completion(ls, cur, kind)
+    return answer
 
 
 def _detail(ls: LayaServer, answer: Answer) -> str:
-    assert answer.result is not None
-    st = answer.result.stats
     name = ls.engine.lm.name if ls.engine.lm else "model"
+    if answer.result is None or answer.source != "model":
+        return f"laya · {name} · {answer.source}"
+    st = answer.result.stats
     return f"laya · {name} · {st.total_ms:.0f} ms ({st.reused_tokens}/{st.prompt_tokens} tokens cached)"
 
 

@@ -6,6 +6,8 @@ import asyncio
 from typing import Any
 from urllib.parse import unquote
 
+from lsprotocol import types as lsp
+
 from ..blas import active_blas
 from .server import STATS_METHOD, LayaServer
 
@@ -20,7 +22,30 @@ def _get(params: Any, key: str, default: Any) -> Any:
     return getattr(params, key, default)
 
 
+FOCUS_METHOD = "laya/focus"
+
+
 def register(server: LayaServer) -> None:
+    @server.feature(FOCUS_METHOD)
+    def focus(ls: LayaServer, params: Any) -> None:
+        """Notification {textDocument: {uri}, position}: the user is in this buffer at this position; its cache
+        is prefilled in the background so the first keystroke pays only for new tokens."""
+        td = _get(params, "textDocument", None)
+        uri = _get(td, "uri", None)
+        pos = _get(params, "position", None)
+        sdoc = ls.syntax_docs.get(uri) if isinstance(uri, str) else None
+        if sdoc is None:
+            return
+        line, col = _get(pos, "line", 0), _get(pos, "character", 0)
+        if not (isinstance(line, int) and isinstance(col, int)) or line < 0 or col < 0:
+            return
+        doc = ls.workspace.get_text_document(uri)
+        try:
+            offset = doc.offset_at_position(lsp.Position(line=line, character=col))
+        except (IndexError, ValueError):
+            return
+        ls.completions.warm(uri, sdoc, min(offset, len(sdoc.text)))
+
     @server.feature(STATS_METHOD)
     async def stats(ls: LayaServer, params: Any = None) -> dict[str, Any]:
         """Recent requests and aggregates; params: {"recent": N (default 50), "reset": bool}."""

@@ -17,7 +17,9 @@ import re
 import threading
 from typing import Any, Awaitable, Callable
 
+import attrs
 from cattrs import Converter
+from lsprotocol import types as lsp
 from pygls.protocol import LanguageServerProtocol, default_converter
 
 log = logging.getLogger(__name__)
@@ -224,6 +226,9 @@ class LayaProtocol(LanguageServerProtocol):
             if is_request:
                 self.reply_error(msg_id, INVALID_REQUEST, f"Invalid Request: {method} after shutdown")
             return
+        if is_request and _is_notification_method(method):
+            self.reply_error(msg_id, INVALID_REQUEST, f"Invalid Request: {method} is a notification (no id allowed)")
+            return
         if method == "initialize" and self.initialize_received:
             if is_request:
                 self.reply_error(msg_id, INVALID_REQUEST, "Invalid Request: initialize was already received")
@@ -252,6 +257,12 @@ class LayaProtocol(LanguageServerProtocol):
             log.exception("failed to handle %s", method)
             if is_request and msg_id not in self._request_futures:
                 self.reply_error(msg_id, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}")
+
+
+def _is_notification_method(method: str) -> bool:
+    """An LSP notification (its message type has no id): pygls would run it and never answer the id."""
+    msg_type = lsp.METHOD_TO_TYPES.get(method, (None,))[0]
+    return msg_type is not None and attrs.has(msg_type) and "id" not in attrs.fields_dict(msg_type)
 
 
 def _flatten(exc: BaseException) -> list[str]:

@@ -190,10 +190,11 @@ def create_server(settings: Settings | None = None) -> LayaServer:
     """Build the server with every feature registered."""
     server = LayaServer(settings)
     _register_lifecycle(server)
-    from . import completion, custom
+    from . import completion, custom, decisions
 
     completion.register(server)
     custom.register(server)
+    decisions.register(server)
     return server
 
 
@@ -230,7 +231,8 @@ def _register_lifecycle(server: LayaServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LayaServer, params: lsp.DidOpenTextDocumentParams) -> None:
         td = params.text_document
-        ls.syntax_docs[td.uri] = SyntaxDocument(td.text, td.language_id, td.uri)
+        sdoc = ls.syntax_docs[td.uri] = SyntaxDocument(td.text, td.language_id, td.uri)
+        ls.completions.opened(td.uri, sdoc, td.language_id)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LayaServer, params: lsp.DidChangeTextDocumentParams) -> None:
@@ -246,12 +248,20 @@ def _register_lifecycle(server: LayaServer) -> None:
                 lines = sdoc.text.splitlines(keepends=True)
                 rng = codec.range_from_client_units(lines, change.range)
                 sdoc.replace(_offset(lines, rng.start), _offset(lines, rng.end), change.text)
+                ls.completions.pasted(uri, change.text)
             else:
                 sdoc.set_text(change.text)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: LayaServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        sdoc = ls.syntax_docs.get(params.text_document.uri)
+        if sdoc is not None:
+            ls.completions.saved(params.text_document.uri, sdoc)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LayaServer, params: lsp.DidCloseTextDocumentParams) -> None:
         ls.syntax_docs.pop(params.text_document.uri, None)
+        ls.completions.closed(params.text_document.uri)
         ls.engine.close_document(params.text_document.uri)
 
     @server.feature(lsp.SHUTDOWN)

@@ -1,0 +1,176 @@
+"""`decide`: pick one option of a closed set by the model's likelihood of each, with a calibrated confidence.
+
+No free generation: every option is scored as the continuation of one prompt (engine/score.py, one batch),
+and the confidence is a probability over the set only:
+
+    p_i = softmax(s_i / T)     s_i = total log-likelihood of option i's tokens   (normalize = "total")
+                               s_i = mean log-likelihood per token               (normalize = "mean")
+
+"total" is the model's own probability of each exact string, renormalised over the set; it is the default
+because it is what the model means. T (the temperature) is fitted per model by `calibrate.py` on a small
+labelled set (`calibration_set.jsonl`) by minimising the negative log-likelihood of the right answers, and
+stored in `calibration.json`; a model with no entry uses T = 1 (the plain renormalised probability).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..engine.cache import DocumentCache
+from ..engine.decode import CancelToken
+from ..engine.model import LoadedModel
+from ..engine.score import ScoreResult, score_options
+
+CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
+SUFFIX_SHARE = 0.25  # of the decision token budget, for the text after a document position
+
+
+class DecisionError(ValueError):
+    """Bad decide parameters (reported to the client as invalid params)."""
+
+
+@dataclass
+class Option:
+    id: str
+    text: str  # what is scored: the choice's `text`, else its `description`, else its `id`
+
+
+@dataclass
+class DecideRequest:
+    options: list[Option]
+    prefix: str  # the context before the options (a document's text before the cursor, or the context text)
+    suffix: str = ""  # a document's text after the cursor (FIM layouts use it); empty for text contexts
+    document: bool = False  # prefix/suffix come from a document position (use FIM and its cache)
+    doc_id: str | None = None
+    threshold: float = 0.5
+    max_tokens: int = 256  # the prompt cap (`decisionTokens`)
+    normalize: str | None = None  # "total" | "mean"; None = the model's calibration
+    temperature: float | None = None  # None = the model's calibration
+
+
+@dataclass
+class Calibration:
+    normalize: str = "total"
+    temperature: float = 1.0
+    source: str = "default"
+
+
+@dataclass
+class Decision:
+    choice: str | None
+    confidence: float
+    scores: list[tuple[str, float]]  # (id, calibrated probability), in the request's order
+    logprobs: list[float] = field(default_factory=list)
+    calibration: Calibration = field(default_factory=Calibration)
+    prompt_text: str = ""  # what a fallback model is asked to continue
+    result: ScoreResult | None = None
+    source: str = "local"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "choice": self.choice,
+            "confidence": self.confidence,
+            "scores": [{"id": i, "score": s} for i, s in self.scores],
+            "source": self.source,
+            "calibration": {"normalize": self.calibration.normalize, "temperature": self.calibration.temperature},
+        }
+
+
+def parse_options(raw: Any) -> list[Option]:
+    """`choices: [{id, description?, text?}]` → options; ids must be unique strings, at least two choices."""
+    if not isinstance(raw, list) or len(raw) < 2:
+        raise DecisionError("choices must be a list of at least two {id, description} objects")
+    out: list[Option] = []
+    for c in raw:
+        if isinstance(c, str):
+            c = {"id": c}
+        if not isinstance(c, dict) or not isinstance(c.get("id"), str) or not c["id"]:
+            raise DecisionError(f"each choice needs a non-empty string id, got {c!r}")
+        text = c.get("text") if isinstance(c.get("text"), str) else c.get("description")
+        text = text if isinstance(text, str) and text else c["id"]
+        out.append(Option(c["id"], text))
+    if len({o.id for o in out}) != len(out):
+        raise DecisionError("choice ids must be unique")
+    return out
+
+
+def load_calibration(model_name: str, path: Path = CALIBRATION_FILE) -> Calibration:
+    """The model's fitted calibration, else the documented default (total log-likelihood, T = 1)."""
+    try:
+        table = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return Calibration()
+    entry = (table.get("models") or {}).get(model_name)
+    if not isinstance(entry, dict):
+        return Calibration()
+    return Calibration(str(entry.get("normalize", "total")), float(entry.get("temperature", 1.0)), model_name)
+
+
+def softmax(xs: list[float]) -> list[float]:
+    m = max(xs)
+    es = [math.exp(x - m) for x in xs]
+    z = sum(es)
+    return [e / z for e in es]
+
+
+def calibrated(result: ScoreResult, cal: Calibration) -> list[float]:
+    raw = [s.mean if cal.normalize == "mean" else s.logprob for s in result.scores]
+    t = max(cal.temperature, 1e-3)
+    return softmax([x / t for x in raw])
+
+
+def split_trailing_spaces(prefix: str, texts: list[str]) -> tuple[str, list[str]]:
+    """Move spaces/tabs that end the context onto the options (BPE merges a space with the word after it)."""
+    stripped = prefix.rstrip(" \t")
+    tail = prefix[len(stripped) :]
+    if not tail or not stripped:
+        return prefix, texts
+    return stripped, [tail + t for t in texts]
+
+
+def build_prompt(lm: LoadedModel, req: DecideRequest, texts: list[str]) -> tuple[list[int], list[list[int]], str]:
+    """(prompt ids capped at `max_tokens`, option ids, the prompt's text for a fallback model)."""
+    prefix, texts = split_trailing_spaces(req.prefix, texts)
+    b = lm.builder
+    budget = max(8, req.max_tokens)
+    if req.document and lm.fim.has_fim:
+        suf = b.encode(req.suffix[: int(budget * SUFFIX_SHARE) * 8])[: int(budget * SUFFIX_SHARE)]
+        pre = b.encode(prefix)[-(budget - len(suf) - 4) :]
+        ids = b.build(pre, suf).ids
+    else:
+        pre = b.encode(prefix)[-budget:]
+        ids = b.build(pre, [], layout="prefix").ids
+    if not ids:
+        raise DecisionError("the context is empty: give `context` text or a document position after some text")
+    options = [b.encode(t) for t in texts]
+    return ids, options, lm.decode(pre)
+
+
+def decide_on_worker(
+    lm: LoadedModel, doc: DocumentCache | None, req: DecideRequest, cancel: CancelToken, chunk: int = 128
+) -> Decision:
+    """Score the options (on the inference worker) and turn the scores into a calibrated decision."""
+    ids, options, prompt_text = build_prompt(lm, req, [o.text for o in req.options])
+    result = score_options(lm, doc, ids, options, cancel, chunk)
+    cal = load_calibration(lm.name)
+    if req.normalize in ("total", "mean"):
+        cal = Calibration(req.normalize, cal.temperature, cal.source)
+    if req.temperature is not None and req.temperature > 0:
+        cal = Calibration(cal.normalize, req.temperature, "request")
+    probs = calibrated(result, cal)
+    best = max(range(len(probs)), key=probs.__getitem__)
+    confidence = probs[best]
+    choice = req.options[best].id if confidence >= req.threshold else None
+    return Decision(
+        choice=choice,
+        confidence=confidence,
+        scores=[(o.id, p) for o, p in zip(req.options, probs)],
+        logprobs=[s.logprob for s in result.scores],
+        calibration=cal,
+        prompt_text=prompt_text,
+        result=result,
+    )

@@ -1,0 +1,224 @@
+"""Code actions, the model half: what `codeAction/resolve` computes, on the inference worker.
+
+Each function takes the action's `data` (from `actions.list_offers`) and the document as it was at that
+version, and returns the edit (or none). Generation reuses the document's KV cache through the same FIM
+prompt layout as completions; syntax-fix ranking scores whole candidate windows by likelihood.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..config import Settings
+from ..engine.cache import DocumentCache
+from ..engine.context import suffix_ids
+from ..engine.decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
+from ..engine.model import LoadedModel
+from ..engine.score import score_options
+from ..service import syntax_settings
+from ..syntax import SyntaxDocument, plan_completion, postprocess_detailed
+from .actions import (
+    ADD_DOCSTRING,
+    COMPLETE_BLOCK,
+    FIX_SYNTAX,
+    IMPLEMENT_COMMENT,
+    Edit,
+    FixCandidate,
+    indent_of,
+    line_bounds,
+    rule_fixes,
+)
+from .decide import load_calibration, softmax
+
+BLOCK_TOKENS = 160  # token cap for a generated block (an explicit action may be longer than a completion)
+DOC_TOKENS = 64
+FIX_WINDOW_LINES = 2  # lines after the error line that each fix is scored together with
+
+
+@dataclass
+class Generated:
+    text: str
+    logprob: float
+    tokens: int
+
+    @property
+    def confidence(self) -> float:
+        """Geometric-mean token probability: the model's per-token certainty about this text."""
+        return math.exp(self.logprob / self.tokens) if self.tokens else 0.0
+
+
+@dataclass
+class Resolution:
+    edit: Edit | None
+    title: str | None = None
+    confidence: float = 0.0
+    prompt_prefix: str = ""  # for a fallback model: the text before the insertion point
+    ranked: list[FixCandidate] = field(default_factory=list)
+    max_lines: int = 1
+
+
+def generate(lm: LoadedModel, cache: DocumentCache, text: str, offset: int, s: Settings, cancel: CancelToken,
+             k: int, max_tokens: int, max_lines: int) -> list[Generated]:
+    """k greedy branches at `offset` of `text` (FIM, same layout and context budget as completions)."""
+    b = lm.builder
+    prefix, suffix = text[:offset], text[offset:]
+    suf = suffix_ids(b, suffix, int(s.context_tokens * 0.25)) if lm.fim.has_fim else []
+    pre, _ = cache.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - 4)
+    prompt = b.build(pre, suf).ids or [lm.tokenizer.eos_token_id or 0]
+    res = prefill_chunked(lm.model, cache, prompt, s.prefill_chunk, cancel)
+    dec = DecodeSettings(k=k, max_tokens=max_tokens, max_lines=max_lines, stop_ids=lm.stop_ids)
+    branches = decode_branches(lm.model, cache, res.logits, dec, lm.newline_ids, cancel, lm.blank_ids)
+    out = [Generated(lm.decode(br.ids), br.logprob, len(br.ids)) for br in branches]
+    return sorted(out, key=lambda g: -g.logprob)
+
+
+def _block(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, offset: int, s: Settings,
+           cancel: CancelToken) -> Generated | None:
+    """The best post-processed multi-line candidate at `offset` (raw, cut to lines, when postprocess is off)."""
+    gens = generate(lm, cache, doc.text, offset, s, cancel, min(3, s.candidates), BLOCK_TOKENS, s.inline_max_lines)
+    if not s.postprocess:
+        for g in gens:
+            cut = "\n".join(g.text.split("\n")[: s.inline_max_lines]).rstrip()
+            if cut.strip():
+                return replace(g, text=cut)
+        return None
+    plan = plan_completion(doc, offset, syntax_settings(s))
+    plan = replace(plan, complete=True, multiline=s.inline_max_lines > 1, max_lines=s.inline_max_lines)
+    detailed = postprocess_detailed(doc, offset, [g.text for g in gens], plan, syntax_settings(s))
+    for c in detailed.candidates:
+        if c.text.strip():
+            src = gens[c.source_index]
+            return replace(src, text=c.text)
+    return None
+
+
+def complete_block(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, data: dict[str, Any], s: Settings,
+                   cancel: CancelToken) -> Resolution:
+    at = int(data["at"])
+    g = _block(lm, cache, doc, at, s, cancel)
+    if g is None:
+        return Resolution(None, prompt_prefix=doc.text[:at], max_lines=s.inline_max_lines)
+    return Resolution(Edit(at, at, g.text), None, g.confidence, doc.text[:at], max_lines=s.inline_max_lines)
+
+
+def implement_comment(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, data: dict[str, Any],
+                      s: Settings, cancel: CancelToken, uri: str) -> Resolution:
+    """Code for the comment, on new lines below it at the comment's indentation."""
+    at = int(data["at"])
+    ls, _ = line_bounds(doc.text, at)
+    indent = indent_of(doc.text[ls:at])
+    head = "\n" + indent
+    virtual = SyntaxDocument(doc.text[:at] + head + doc.text[at:], doc.language or "", uri)
+    g = _block(lm, cache, virtual, at + len(head), s, cancel)
+    prompt = doc.text[:at] + head
+    if g is None:
+        return Resolution(None, prompt_prefix=prompt, max_lines=s.inline_max_lines)
+    return Resolution(Edit(at, at, head + g.text.rstrip()), None, g.confidence, prompt, max_lines=s.inline_max_lines)
+
+
+def _doc_lines(raw: str, end_marker: str) -> list[str]:
+    """Up to three clean lines of prose: printable text only, nothing that could end the comment early."""
+    text = raw.split(end_marker, 1)[0]
+    text = "".join(c for c in text if c == "\n" or (c.isprintable() and c != "\ufffd"))
+    text = text.replace('"""', "").replace("*/", "").replace("\\", "")
+    lines = [ln.strip().lstrip("*/").strip().strip('"') for ln in text.split("\n")]
+    return [ln for ln in lines if ln][:3]
+
+
+def add_docstring(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, data: dict[str, Any], s: Settings,
+                  cancel: CancelToken) -> Resolution:
+    """A docstring (Python) or doc comment (/** */, ///, //) written by the model for the function."""
+    at, indent, style = int(data["insertAt"]), str(data["indent"]), str(data["style"])
+    text = doc.text
+    if style == "python":
+        opener = "\n" + indent + '"""'
+        end_marker = '"""'
+    elif style == "rust":
+        opener, end_marker = indent + "/// ", "\n\n"
+    elif style == "go":
+        opener, end_marker = indent + "// " + str(data.get("name") or "") + " ", "\n\n"
+    else:
+        opener, end_marker = indent + "/**\n" + indent + " * ", "*/"
+    gens = generate(lm, cache, text[:at] + opener + text[at:], at + len(opener), s, cancel, 2, DOC_TOKENS, 3)
+    best = next(((g, ls) for g in gens if (ls := _doc_lines(g.text, end_marker))), None)
+    if best is None:
+        return Resolution(None)
+    g, lines = best
+    if style == "python":
+        body = lines[0] if len(lines) == 1 else "\n".join([lines[0], ""] + [indent + x for x in lines[1:]] + [indent])
+        new = opener + body + '"""'
+    elif style in ("rust", "go"):
+        marker = "/// " if style == "rust" else "// "
+        if style == "go" and data.get("name"):
+            lines[0] = f"{data['name']} {lines[0]}"
+        new = "".join(indent + marker + x + "\n" for x in lines)
+    else:
+        new = indent + "/**\n" + "".join(indent + " * " + x + "\n" for x in lines) + indent + " */\n"
+    return Resolution(Edit(at, at, new), None, g.confidence)
+
+
+def _error_count(text: str, doc: SyntaxDocument, uri: str) -> int:
+    from ..syntax.validate import error_spans
+
+    fixed = SyntaxDocument(text, doc.language or "", uri)
+    return len(error_spans(fixed.tree.root_node)) if fixed.tree is not None else 0
+
+
+def rank_fixes(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, line_no: int, s: Settings,
+               cancel: CancelToken, uri: str) -> list[FixCandidate]:
+    """Candidate fixes for the line (rules + the model's own FIM rewrites of the line) that remove syntax
+    errors, with a confidence: softmax over the likelihood of each fixed window and of the unchanged one."""
+    text = doc.text
+    cands = rule_fixes(doc, line_no)
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    ls, le = line_bounds(text, starts[line_no])
+    content_start = ls + len(indent_of(text[ls:le]))
+    for g in generate(lm, cache, text[:content_start] + text[le:], content_start, s, cancel, 3, 48, 1):
+        new = g.text.split("\n", 1)[0].rstrip()
+        if new.strip() and new != text[content_start:le]:
+            cands.append(FixCandidate(f"rewrite the line as '{new.strip()[:40]}'", Edit(content_start, le, new)))
+    before = _error_count(text, doc, uri)
+    valid = [c for c in cands
+             if _error_count(text[: c.edit.start] + c.edit.text + text[c.edit.end :], doc, uri) < before]
+    if not valid:
+        return []
+    win_end = le
+    for _ in range(FIX_WINDOW_LINES):
+        nxt = text.find("\n", win_end + 1)
+        win_end = len(text) if nxt < 0 else nxt
+    windows = [text[ls:win_end]]
+    for c in valid:
+        windows.append(text[ls : c.edit.start] + c.edit.text + text[c.edit.end : win_end])
+    b = lm.builder
+    prompt = b.encode(text[:ls])[-s.decision_tokens :] or [lm.tokenizer.eos_token_id or 0]
+    res = score_options(lm, None, prompt, [b.encode(w) for w in windows], cancel, s.prefill_chunk)
+    cal = load_calibration(lm.name)
+    probs = softmax([x.logprob / max(cal.temperature, 1e-3) for x in res.scores])
+    for c, p in zip(valid, probs[1:]):
+        c.confidence = p
+    return sorted(valid, key=lambda c: -c.confidence)
+
+
+def fix_syntax(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, data: dict[str, Any], s: Settings,
+               cancel: CancelToken, uri: str) -> Resolution:
+    ranked = rank_fixes(lm, cache, doc, int(data["line"]), s, cancel, uri)
+    best = ranked[0] if ranked else None
+    if best is None or best.confidence < s.decision_threshold:
+        return Resolution(None, ranked=ranked, confidence=best.confidence if best else 0.0)
+    return Resolution(best.edit, f"laya: {best.label} ({best.confidence:.0%})", best.confidence, ranked=ranked)
+
+
+def resolve_on_worker(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, data: dict[str, Any],
+                      s: Settings, cancel: CancelToken, uri: str) -> Resolution:
+    kind = data.get("laya")
+    if kind == COMPLETE_BLOCK:
+        return complete_block(lm, cache, doc, data, s, cancel)
+    if kind == IMPLEMENT_COMMENT:
+        return implement_comment(lm, cache, doc, data, s, cancel, uri)
+    if kind == ADD_DOCSTRING:
+        return add_docstring(lm, cache, doc, data, s, cancel)
+    if kind == FIX_SYNTAX:
+        return fix_syntax(lm, cache, doc, data, s, cancel, uri)
+    raise ValueError(f"unknown laya code action {kind!r}")

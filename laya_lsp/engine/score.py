@@ -1,0 +1,163 @@
+"""Model-side primitives for decisions: likelihood of a closed set of continuations, and constrained decoding.
+
+Both run on the inference worker only (like everything that touches MLX) and know nothing of LSP.
+
+`score_options` prefills the shared prompt once (in a document's cache when the context is a document, so
+completions and decisions share the work) and scores every option in ONE batched forward pass: options are
+right-padded to one length, and because attention is causal a real token never sees the padding after it, so
+no attention mask is needed; padded positions are masked out of the sums.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import mlx.core as mx
+from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
+
+from .cache import DocumentCache
+from .decode import CancelToken, _batched_cache, prefill_chunked
+from .model import LoadedModel
+
+# Options per forward pass; larger sets are scored in several passes of this size (memory: one KV copy each).
+MAX_BATCH = 16
+
+
+@dataclass
+class OptionScore:
+    """Log-likelihood of one option's tokens given the prompt."""
+
+    logprob: float  # sum of the option's token log-probabilities
+    tokens: int
+
+    @property
+    def mean(self) -> float:
+        """Length-normalised log-likelihood (per token); 0.0 for an empty option."""
+        return self.logprob / self.tokens if self.tokens else 0.0
+
+
+@dataclass
+class ScoreResult:
+    scores: list[OptionScore]
+    prompt_tokens: int
+    reused_tokens: int
+    prefill_ms: float
+    score_ms: float
+
+
+def _scratch(lm: LoadedModel) -> DocumentCache:
+    return DocumentCache(make_prompt_cache(lm.model))
+
+
+def score_options(
+    lm: LoadedModel,
+    doc: DocumentCache | None,
+    prompt_ids: list[int],
+    options_ids: list[list[int]],
+    cancel: CancelToken | None = None,
+    chunk: int = 128,
+) -> ScoreResult:
+    """Sum of token log-probabilities of each option as the continuation of `prompt_ids`.
+
+    With `doc`, the prompt is prefilled in that document's cache (reusing what it already covers, and left
+    there for the next request); without, a scratch cache is used. The document cache is never extended by
+    the options: they are scored in a batched copy.
+    """
+    if not prompt_ids:
+        raise ValueError("score_options needs a non-empty prompt")
+    cancel = cancel or CancelToken()
+    cache = doc if doc is not None else _scratch(lm)
+    pre = prefill_chunked(lm.model, cache, prompt_ids, chunk, cancel)
+    t0 = time.perf_counter()
+    first = pre.logits - mx.logsumexp(pre.logits)
+    scores: list[OptionScore] = []
+    for lo in range(0, len(options_ids), MAX_BATCH):
+        cancel.check()
+        scores += _score_batch(lm, cache, first, options_ids[lo : lo + MAX_BATCH])
+    return ScoreResult(scores, len(prompt_ids), pre.reused, pre.ms, (time.perf_counter() - t0) * 1000)
+
+
+def _score_batch(lm: LoadedModel, doc: DocumentCache, first: mx.array, options: list[list[int]]) -> list[OptionScore]:
+    """One forward pass over all options of the batch (their first tokens are scored by the prompt's logits)."""
+    first_lp = [float(first[o[0]].item()) if o else 0.0 for o in options]
+    longest = max((len(o) for o in options), default=0)
+    if longest <= 1:
+        return [OptionScore(lp, len(o)) for lp, o in zip(first_lp, options)]
+    width = longest - 1
+    # Input j predicts target j+1; right padding with token 0 is never attended to by real positions.
+    inputs = [o[:-1] + [0] * (width - len(o) + 1) if o else [0] * width for o in options]
+    targets = [o[1:] + [0] * (width - len(o) + 1) if o else [0] * width for o in options]
+    mask = mx.array([[1.0 if j < len(o) - 1 else 0.0 for j in range(width)] for o in options])
+    cache = _batched_cache(doc, len(options))
+    logits = lm.model(mx.array(inputs), cache=cache)
+    lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
+    token_lp = mx.take_along_axis(lp, mx.array(targets)[..., None], axis=-1)[..., 0]
+    sums = (token_lp * mask).sum(axis=1)
+    mx.eval(sums)
+    return [OptionScore(f + float(s), len(o)) for f, s, o in zip(first_lp, sums.tolist(), options)]
+
+
+# -- constrained decoding ----------------------------------------------------------------------------------
+
+# mlx-lm's logits-processor convention: (tokens generated so far, logits of shape (1, vocab)) -> logits.
+LogitsProcessor = Callable[[mx.array, mx.array], mx.array]
+
+
+@dataclass
+class ConstrainedResult:
+    ids: list[int]
+    logprobs: list[float] = field(default_factory=list)  # of each chosen token, under the processed logits
+    stopped: bool = False  # `stop` said so (False: the token budget ran out)
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    prefill_ms: float = 0.0
+    decode_ms: float = 0.0
+
+
+def constrained_decode(
+    lm: LoadedModel,
+    doc: DocumentCache | None,
+    prompt_ids: list[int],
+    processor: LogitsProcessor,
+    stop: Callable[[int], bool],
+    max_tokens: int,
+    cancel: CancelToken | None = None,
+    chunk: int = 128,
+) -> ConstrainedResult:
+    """Greedy decoding where `processor` reshapes every step's logits (e.g. masks tokens a grammar forbids).
+
+    Stops when `stop(token)` is true for the chosen token (that token is kept; the caller decides whether it
+    belongs to the output) or after `max_tokens`. Generated tokens never stay in a document's cache.
+    """
+    cancel = cancel or CancelToken()
+    cache = doc if doc is not None else _scratch(lm)
+    pre = prefill_chunked(lm.model, cache, prompt_ids, chunk, cancel)
+    out = ConstrainedResult([], prompt_tokens=len(prompt_ids), reused_tokens=pre.reused, prefill_ms=pre.ms)
+    t0 = time.perf_counter()
+    layers: Any = cache.layers
+    in_place = can_trim_prompt_cache(layers)
+    if not in_place:
+        layers = _batched_cache(cache, 1)
+    logits = pre.logits[None]
+    try:
+        for _ in range(max_tokens):
+            cancel.check()
+            logits = processor(mx.array(out.ids, dtype=mx.int32), logits)
+            lp = logits[0] - mx.logsumexp(logits[0])
+            tok = mx.argmax(lp)
+            mx.eval(tok, lp)
+            t = int(tok.item())
+            out.ids.append(t)
+            out.logprobs.append(float(lp[t].item()))
+            if stop(t):
+                out.stopped = True
+                break
+            logits = lm.model(mx.array([[t]]), cache=layers)[:, -1, :]
+    finally:
+        if in_place:
+            trim_prompt_cache(layers, layers[0].size() - len(cache.ids))
+    out.decode_ms = (time.perf_counter() - t0) * 1000
+    return out

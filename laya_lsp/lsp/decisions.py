@@ -1,0 +1,291 @@
+"""LSP side of decisions: `laya/decide`, `laya/structured`, code actions (list + resolve), the hand-off tier.
+
+Thin: params in, plain calls into `laya_lsp.decisions` on the inference worker, LSP types back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+from urllib.parse import unquote
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.protocol import JsonRPCRequestMessage
+
+from ..decisions import actions, fallback, resolve, runner
+from ..decisions.decide import DecideRequest, DecisionError, decide_on_worker, parse_options
+from ..syntax import SyntaxDocument
+from .completion import locate
+from .server import LayaServer
+
+log = logging.getLogger(__name__)
+
+DECIDE_METHOD = "laya/decide"
+STRUCTURED_METHOD = "laya/structured"
+# Custom requests whose params reach the handler as plain JSON: pygls would turn objects into namedtuples,
+# which rename keys that are not identifiers ("$ref", "not", "if", ...) and so corrupt a JSON Schema.
+RAW_PARAMS_METHODS = {DECIDE_METHOD, STRUCTURED_METHOD}
+
+
+def _keep_raw_params(server: LayaServer) -> None:
+    conv = server.protocol._converter
+    default = conv.get_structure_hook(JsonRPCRequestMessage)
+
+    def structure(obj: dict[str, Any], cls: type) -> Any:
+        if obj.get("method") in RAW_PARAMS_METHODS:
+            return cls(**obj)
+        return default(obj, cls)
+
+    conv.register_structure_hook(JsonRPCRequestMessage, structure)
+
+
+def _invalid(message: str) -> JsonRpcInvalidParams:
+    exc = JsonRpcInvalidParams()
+    exc.message = message
+    return exc
+
+
+def _open_doc(ls: LayaServer, uri: str) -> Any | None:
+    return ls.workspace.get_text_document(uri) if unquote(uri) in ls.workspace.text_documents else None
+
+
+def _syntax_snapshot(ls: LayaServer, doc: Any) -> SyntaxDocument:
+    """The document's tree as of now; a private copy when it leaves the event loop thread."""
+    sdoc = ls.syntax_docs.get(doc.uri)
+    if sdoc is None or sdoc.text != doc.source:
+        sdoc = SyntaxDocument(doc.source, doc.language_id or "", doc.uri)
+        ls.syntax_docs[doc.uri] = sdoc
+    return sdoc
+
+
+async def _await_job(ls: LayaServer, job: Any) -> Any:
+    try:
+        return await asyncio.wrap_future(job.future)
+    except asyncio.CancelledError:
+        ls.engine.scheduler.cancel(job)
+        raise
+
+
+# -- laya/decide -----------------------------------------------------------------------------------------
+
+def _decide_request(ls: LayaServer, params: Any) -> DecideRequest:
+    if not isinstance(params, dict):
+        raise _invalid("laya/decide params must be an object")
+    try:
+        options = parse_options(params.get("choices"))
+    except DecisionError as exc:
+        raise _invalid(str(exc)) from None
+    s = ls.settings
+    threshold = params.get("threshold", s.decision_threshold)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+        raise _invalid("threshold must be a number between 0 and 1")
+    normalize = params.get("normalize")
+    if normalize not in (None, "total", "mean"):
+        raise _invalid('normalize must be "total" or "mean"')
+    temperature = params.get("temperature")
+    if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
+                                    or temperature <= 0):
+        raise _invalid("temperature must be a positive number")
+    common = dict(options=options, threshold=float(threshold), max_tokens=s.decision_tokens,
+                  normalize=normalize, temperature=temperature)
+    td, pos = params.get("textDocument"), params.get("position")
+    if isinstance(td, dict) and isinstance(pos, dict):
+        uri = td.get("uri")
+        try:
+            position = lsp.Position(line=int(pos["line"]), character=int(pos["character"]))
+        except (KeyError, TypeError, ValueError):
+            raise _invalid("position must be {line, character}") from None
+        cur = locate(ls, uri, position) if isinstance(uri, str) else None
+        if cur is None:
+            raise _invalid("textDocument is not open or position is outside it")
+        text = cur.doc.source
+        return DecideRequest(prefix=text[: cur.offset], suffix=text[cur.offset :], document=True, doc_id=cur.doc.uri,
+                             **common)  # type: ignore[arg-type]
+    context = params.get("context")
+    if not isinstance(context, str) or not context:
+        raise _invalid("give `context` (text) or `textDocument` + `position`")
+    return DecideRequest(prefix=context, **common)  # type: ignore[arg-type]
+
+
+async def _decide(ls: LayaServer, params: Any) -> dict[str, Any]:
+    req = _decide_request(ls, params)
+    await ls.wait_for_model()
+    s = ls.settings
+
+    def work(lm: Any, doc_cache: Any, cancel: Any, st: Any) -> Any:
+        d = decide_on_worker(lm, doc_cache(), req, cancel, s.prefill_chunk)
+        if d.result is not None:
+            st.prompt_tokens, st.reused_tokens = d.result.prompt_tokens, d.result.reused_tokens
+            st.prefill_ms, st.decode_ms = d.result.prefill_ms, d.result.score_ms
+            st.candidates = len(req.options)
+        st.extra.update(choice=d.choice, confidence=round(d.confidence, 4))
+        return d
+
+    try:
+        decision = await _await_job(ls, runner.submit(ls.engine, "decide", req.doc_id, work))
+    except runner.NoModel as exc:
+        return {"choice": None, "confidence": 0.0, "scores": [], "source": "none", "error": str(exc)}
+    if decision is None:
+        return {"choice": None, "confidence": 0.0, "scores": [], "source": "none", "error": "cancelled"}
+    out = decision.to_json()
+    if fallback.wanted(s.fallback, decision.confidence):
+        out.update(await _decide_fallback(ls, decision, req))
+    return out
+
+
+async def _decide_fallback(ls: LayaServer, decision: Any, req: DecideRequest) -> dict[str, Any]:
+    fb = ls.settings.fallback
+    longest = max(len(o.text) for o in req.options)
+    try:
+        answer = await asyncio.to_thread(fallback.complete, fb, decision.prompt_text, max(8, longest // 2 + 8))
+    except fallback.FallbackError as exc:
+        log.warning("fallback failed, answering locally: %s", exc)
+        return {"fallbackError": str(exc)}
+    picked = fallback.pick_option(answer.text, [(o.id, o.text) for o in req.options])
+    if picked is None:
+        return {"fallbackError": "the fallback's answer matches no choice", "fallbackText": answer.text}
+    probs = dict(decision.scores)
+    return {"choice": picked, "confidence": probs[picked], "source": "fallback", "fallbackText": answer.text,
+            "local": {"choice": decision.choice, "confidence": decision.confidence}}
+
+
+# -- laya/structured -------------------------------------------------------------------------------------
+
+async def _structured(ls: LayaServer, params: Any) -> dict[str, Any]:
+    raise _invalid("laya/structured is not implemented yet")
+
+
+# -- code actions ----------------------------------------------------------------------------------------
+
+class _RankedFixes:
+    """Fixes already ranked for a document version (line → candidates): listed by later requests for free."""
+
+    def __init__(self) -> None:
+        self._by_uri: dict[str, tuple[int, dict[int, list[actions.FixCandidate]]]] = {}
+
+    def get(self, uri: str, version: int) -> dict[int, list[actions.FixCandidate]]:
+        entry = self._by_uri.get(uri)
+        return entry[1] if entry is not None and entry[0] == version else {}
+
+    def put(self, uri: str, version: int, line: int, cands: list[actions.FixCandidate]) -> None:
+        entry = self._by_uri.get(uri)
+        if entry is None or entry[0] != version:
+            entry = (version, {})
+            self._by_uri[uri] = entry
+        entry[1][line] = cands
+
+
+def _workspace_edit(doc: Any, version: int, edit: actions.Edit) -> lsp.WorkspaceEdit:
+    rng = lsp.Range(start=doc.client_position_at_offset(edit.start), end=doc.client_position_at_offset(edit.end))
+    return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
+        text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=version),
+        edits=[lsp.TextEdit(range=rng, new_text=edit.text)],
+    )])
+
+
+def _list_actions(ls: LayaServer, params: lsp.CodeActionParams, ranked: _RankedFixes) -> list[lsp.CodeAction]:
+    doc = _open_doc(ls, params.text_document.uri)
+    if doc is None or doc.version is None:
+        return []
+    try:
+        lo = doc.offset_at_position(params.range.start)
+        hi = doc.offset_at_position(params.range.end)
+    except Exception:  # noqa: BLE001 - a range outside the document offers nothing
+        return []
+    sdoc = _syntax_snapshot(ls, doc)
+    offers = actions.list_offers(sdoc, doc.version, doc.uri, min(lo, hi), max(lo, hi),
+                                 ranked.get(doc.uri, doc.version), ls.settings.decision_threshold)
+    only = params.context.only if params.context else None
+    out = []
+    for o in offers:
+        if only and not any(o.lsp_kind == k or o.lsp_kind.startswith(f"{k}.") for k in only):
+            continue
+        out.append(lsp.CodeAction(title=o.title, kind=o.lsp_kind, data=o.data))
+    return out
+
+
+async def _resolve_action(ls: LayaServer, action: lsp.CodeAction, ranked: _RankedFixes) -> lsp.CodeAction:
+    data = action.data if isinstance(action.data, dict) else None
+    if data is None or not isinstance(data.get("uri"), str):
+        return action
+    doc = _open_doc(ls, data["uri"])
+    version = data.get("version")
+    if doc is None or doc.version != version:
+        return action  # stale: computed for another version of the document, so no edit
+    if data.get("laya") == actions.APPLY_FIX:
+        action.edit = _workspace_edit(doc, version, actions.Edit(data["start"], data["end"], data["text"]))
+        return action
+    await ls.wait_for_model()
+    s, uri = ls.settings, doc.uri
+    snapshot = SyntaxDocument(doc.source, doc.language_id or "", uri)
+
+    def work(lm: Any, doc_cache: Any, cancel: Any, st: Any) -> resolve.Resolution:
+        st.extra["action"] = data.get("laya")
+        return resolve.resolve_on_worker(lm, doc_cache(), snapshot, data, s, cancel, uri)
+
+    try:
+        res = await _await_job(ls, runner.submit(ls.engine, "action", uri, work))
+    except runner.NoModel:
+        return action
+    if res is None:
+        return action
+    if data.get("laya") == actions.FIX_SYNTAX:
+        ranked.put(uri, version, int(data["line"]), res.ranked)
+    if res.edit is None or fallback.wanted(s.fallback, res.confidence):
+        res = await _action_fallback(ls, data, res)
+    doc = _open_doc(ls, uri)
+    if doc is None or doc.version != version or res.edit is None:
+        return action  # the document changed while the model worked: the edit would be stale
+    action.edit = _workspace_edit(doc, version, res.edit)
+    if res.title:
+        action.title = res.title
+    return action
+
+
+async def _action_fallback(ls: LayaServer, data: dict[str, Any], res: resolve.Resolution) -> resolve.Resolution:
+    """Generation actions (complete block, implement comment) hand low-confidence work to the fallback."""
+    fb = ls.settings.fallback
+    if not fallback.enabled(fb) or data.get("laya") not in (actions.COMPLETE_BLOCK, actions.IMPLEMENT_COMMENT):
+        return res
+    at = int(data["at"])
+    lead = res.prompt_prefix[at:]  # what the action puts before the generated text (a newline and indent)
+    try:
+        answer = await asyncio.to_thread(fallback.complete, fb, res.prompt_prefix[-6000:], resolve.BLOCK_TOKENS)
+    except fallback.FallbackError as exc:
+        log.warning("fallback failed, answering locally: %s", exc)
+        return res
+    text = "\n".join(answer.text.split("\n")[: res.max_lines]).rstrip()
+    if not text.strip():
+        return res
+    return resolve.Resolution(actions.Edit(at, at, lead + text), "laya: completed by the fallback model",
+                              res.confidence, res.prompt_prefix, max_lines=res.max_lines)
+
+
+def register(server: LayaServer) -> None:
+    """Register `laya/decide`, `laya/structured` and the code actions on `server`."""
+    _keep_raw_params(server)
+    ranked = _RankedFixes()
+
+    @server.feature(DECIDE_METHOD)
+    async def decide(ls: LayaServer, params: Any = None) -> dict[str, Any]:
+        """Closed-set choice with a calibrated confidence (docs/decisions.md)."""
+        return await _decide(ls, params)
+
+    @server.feature(STRUCTURED_METHOD)
+    async def structured(ls: LayaServer, params: Any = None) -> dict[str, Any]:
+        """JSON that validates against a JSON Schema, by constrained decoding (docs/decisions.md)."""
+        return await _structured(ls, params)
+
+    @server.feature(
+        lsp.TEXT_DOCUMENT_CODE_ACTION,
+        lsp.CodeActionOptions(code_action_kinds=sorted(set(actions.LSP_KINDS.values())), resolve_provider=True),
+    )
+    def code_action(ls: LayaServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        """Cheap and lazy: offers from the syntax tree, no model work (that happens in resolve)."""
+        return _list_actions(ls, params, ranked)
+
+    @server.feature(lsp.CODE_ACTION_RESOLVE)
+    async def code_action_resolve(ls: LayaServer, action: lsp.CodeAction) -> lsp.CodeAction:
+        return await _resolve_action(ls, action, ranked)

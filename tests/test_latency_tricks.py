@@ -1,0 +1,160 @@
+"""Typed-through reuse, speculative next completion, cross-file context and idle warm-up, through the server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest_lsp
+from conftest import SERVER_CMD
+from lsphelpers import change, complete_texts, open_doc, position_at, stats
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+# Raw model lines (the tiny random model's text would not survive the syntax checks); no debounce.
+BASE = {"postprocess": False, "triggerRules": False, "debounceMs": 0, "candidates": 3, "maxTokens": 12}
+
+DOC = "import os\n\n\ndef main():\n    value = os.getcwd()\n    print(value)\n"
+
+
+def _fixture(options: dict):
+    @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD))
+    async def fixture(lsp_client: LanguageClient):
+        await lsp_client.initialize_session(
+            lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), process_id=None,
+                                 initialization_options={**BASE, **options})
+        )
+        yield
+        await lsp_client.shutdown_session()
+
+    return fixture
+
+
+tricks = _fixture({"crossFileTokens": 0, "warmUp": False})
+nospec = _fixture({"crossFileTokens": 0, "warmUp": False, "speculative": False})
+crossfile = _fixture({"crossFileTokens": 512, "speculative": False, "warmUp": False, "typedThrough": False})
+nocross = _fixture({"crossFileTokens": 0, "speculative": False, "warmUp": False, "typedThrough": False})
+warm = _fixture({"crossFileTokens": 0, "speculative": False, "typedThrough": False})
+
+
+async def _wait_for(client: LanguageClient, kind: str, status: str = "ok", timeout: float = 30.0) -> dict:
+    for _ in range(int(timeout / 0.05)):
+        recs = [r for r in (await stats(client, recent=50))["recent"] if r["kind"] == kind and r["status"] == status]
+        if recs:
+            return recs[-1]
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no {kind} request finished with {status}")
+
+
+async def test_typed_through_answers_without_a_model_run(nospec: LanguageClient):
+    uri = "file:///typed.py"
+    text = DOC + "    result = "
+    open_doc(nospec, uri, text)
+    first = await complete_texts(nospec, uri, position_at(text, len(text)))
+    assert first
+    top = first[0]
+    typed = top[0]
+    change(nospec, uri, 2, position_at(text, len(text)), position_at(text, len(text)), typed)
+    text += typed
+    before = (await stats(nospec, recent=0))["summary"]["decode_tokens"]
+    second = await complete_texts(nospec, uri, position_at(text, len(text)))
+    after = await stats(nospec, recent=1)
+    record = after["recent"][-1]
+    assert record["source"] == "typed-through"
+    assert after["summary"]["decode_tokens"] == before, "typed-through must not run the model"
+    # The completion item's text replaces the word being typed; the inserted part is the rest of the line.
+    assert any(s.endswith(top[1:]) for s in second)
+
+
+async def test_typing_past_a_candidate_runs_the_model_again(nospec: LanguageClient):
+    uri = "file:///past.py"
+    text = DOC + "    result = "
+    open_doc(nospec, uri, text)
+    first = await complete_texts(nospec, uri, position_at(text, len(text)))
+    odd = "\u2603"  # a character no candidate starts with
+    assert not any(c.startswith(odd) for c in first)
+    change(nospec, uri, 2, position_at(text, len(text)), position_at(text, len(text)), odd)
+    text += odd
+    await complete_texts(nospec, uri, position_at(text, len(text)))
+    assert (await stats(nospec, recent=1))["recent"][-1]["source"] == "model"
+
+
+async def test_speculative_answer_used_after_accepting(tricks: LanguageClient):
+    uri = "file:///spec.py"
+    text = DOC + "    result = "
+    open_doc(tricks, uri, text)
+    first = await complete_texts(tricks, uri, position_at(text, len(text)))
+    await _wait_for(tricks, "speculative")
+    accepted = first[0].split("\n")[0] if first[0].strip() else first[0]
+    pos = position_at(text, len(text))
+    change(tricks, uri, 2, pos, pos, accepted)  # the editor inserts the accepted candidate
+    text += accepted
+    before = (await stats(tricks, recent=0))["summary"]["decode_tokens"]
+    answer = await complete_texts(tricks, uri, position_at(text, len(text)))
+    st = await stats(tricks, recent=1)
+    assert answer
+    assert st["recent"][-1]["source"] == "speculative"
+    assert st["summary"]["decode_tokens"] == before
+
+
+async def test_real_request_cancels_background_work(tricks: LanguageClient):
+    uri = "file:///bg.py"
+    text = (DOC * 30) + "    result = "
+    open_doc(tricks, uri, text)
+    await complete_texts(tricks, uri, position_at(text, len(text)))  # starts a speculation
+    pos = position_at(text, 10)
+    change(tricks, uri, 2, pos, pos, "#")  # an edit elsewhere: the speculation is now useless
+    text = text[:10] + "#" + text[10:]
+    await complete_texts(tricks, uri, position_at(text, len(text)))
+    recent = (await stats(tricks, recent=20))["recent"]
+    spec = [r for r in recent if r["kind"] == "speculative"]
+    assert spec and all(r["status"] in ("ok", "cancelled") for r in spec)
+    assert (await stats(tricks, recent=0))["queue"]["queued"] == 0
+
+
+LIB = '''def compute_invoice_total(items, tax_rate):
+    """Sum the line items of an invoice and add tax."""
+    subtotal = sum(item.price * item.quantity for item in items)
+    return round(subtotal * (1 + tax_rate), 2)
+'''
+USER = "from billing import compute_invoice_total\n\n\ndef report(items):\n    total = "
+
+
+async def _crossfile_prompt(client: LanguageClient) -> tuple[list[str], dict]:
+    open_doc(client, "file:///proj/billing.py", LIB)
+    uri = "file:///proj/report.py"
+    open_doc(client, uri, USER)
+    texts = await complete_texts(client, uri, position_at(USER, len(USER)))
+    return texts, (await stats(client, recent=1))["recent"][-1]
+
+
+async def test_cross_file_chunks_enter_the_prompt(crossfile: LanguageClient):
+    _texts, rec = await _crossfile_prompt(crossfile)
+    # The other file's chunk (~80 tokens with the test tokenizer's small vocabulary) is in the prompt.
+    assert rec["prompt_tokens"] > 150
+    await complete_texts(crossfile, "file:///proj/report.py", position_at(USER, len(USER)))
+    again = (await stats(crossfile, recent=1))["recent"][-1]
+    assert again["prompt_hash"] == rec["prompt_hash"], "the cross-file head must be stable between requests"
+    assert again["reused_tokens"] == again["prompt_tokens"] - 1
+
+
+async def test_without_cross_file_the_prompt_is_the_document_only(nocross: LanguageClient):
+    _texts, rec = await _crossfile_prompt(nocross)
+    assert rec["prompt_tokens"] < 150
+
+
+async def test_focus_warm_up_prefills_before_the_first_keystroke(warm: LanguageClient):
+    uri = "file:///warm.py"
+    text = DOC * 20
+    open_doc(warm, uri, text)
+    cursor = text.index("print(value)", len(text) // 2) + len("print(value)")
+    warm.protocol.notify("laya/focus", {"textDocument": {"uri": uri}, "position": position_at(text, cursor)})
+    # The warm-up on open (cursor at the top) is superseded by the one for the focused position.
+    rec = await _wait_for(warm, "warm-up")
+    assert rec["prompt_tokens"] > 200 and rec["decode_tokens"] == 0
+    pos = position_at(text, cursor)
+    change(warm, uri, 2, pos, pos, "\n")
+    text = text[:cursor] + "\n" + text[cursor:]
+    await complete_texts(warm, uri, position_at(text, cursor + 1))
+    first = (await stats(warm, recent=1))["recent"][-1]
+    assert first["source"] == "model"
+    assert first["prompt_tokens"] - first["reused_tokens"] <= 4, "the first keystroke should pay only new tokens"
