@@ -140,6 +140,25 @@ def test_surrogate_pair_and_cjk_columns() -> None:
     assert doc.byte_offset(2) == len("a😀".encode())
 
 
+@settings(max_examples=40, deadline=None)
+@given(text=texts, fraction=st.floats(0, 1), encoding=st.sampled_from(["utf-8", "utf-16", "utf-32"]))
+def test_position_encodings_round_trip(text: str, fraction: float, encoding: str) -> None:
+    doc = SyntaxDocument(text, "python", "")
+    index = ref_offset(text, *ref_position(text, int(fraction * len(text))))  # a valid position
+    line, col = doc.position_at(index, encoding)
+    assert doc.offset_at(line, col, encoding) == index
+    start = next(s for s, _ in reversed(ref_lines(text)) if s <= index)
+    codec = {"utf-8": "utf-8", "utf-16": "utf-16-le", "utf-32": "utf-32-le"}[encoding]
+    unit = {"utf-8": 1, "utf-16": 2, "utf-32": 4}[encoding]
+    assert col == len(text[start:index].encode(codec, "surrogatepass")) // unit
+
+
+def test_form_feed_is_not_a_line_break() -> None:
+    doc = SyntaxDocument("a\fb\nc\x0bd\u2028e\n", "python", "")
+    assert doc.offset_at(1, 0) == 4  # LSP lines end only at \n, \r\n, \r (str.splitlines would disagree)
+    assert doc.position_at(5) == (1, 1)
+
+
 def test_fallback_document_has_no_tree() -> None:
     doc = SyntaxDocument("some text\n", "plaintext", "file:///notes.txt")
     assert doc.tree is None and doc.language is None and not doc.has_errors()

@@ -1,8 +1,9 @@
 """An open document: its text, its tree-sitter tree, and incremental updates from LSP change events.
 
-LSP positions are (line, UTF-16 code unit) pairs and lines end at `\\n`, `\\r\\n` or `\\r`; tree-sitter wants
-UTF-8 byte offsets and (row, byte column) points with rows split at `\\n` only. This module is the one place that
-converts between the two, so the rest of the package works in `str` indices or bytes.
+LSP positions are (line, UTF-16 code unit) pairs (or UTF-8/UTF-32 when negotiated) and lines end at `\\n`,
+`\\r\\n` or `\\r`; tree-sitter wants UTF-8 byte offsets and (row, byte column) points with rows split at `\\n`
+only. This module is the one place that converts between the two, so the rest of the package works in `str`
+indices or bytes.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import tree_sitter
 from .languages import LanguageSpec, language_for, new_parser, spec_for
 
 _EOL = re.compile(r"\r\n|\r|\n")
-# One LSP content change: ((line, utf16 col), (line, utf16 col), new text), or a full text.
+# One LSP content change: ((line, column), (line, column), new text), or a full text.
 Change = tuple[tuple[int, int], tuple[int, int], str] | str
 
 
@@ -39,19 +40,33 @@ def point_after(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
     return start[0] + newlines, len(inserted) - inserted.rfind(b"\n") - 1
 
 
-def utf16_to_index(line: str, column: int) -> int:
-    """Index in `line` of a UTF-16 column; past the end clamps, inside a surrogate pair rounds down."""
+def _width(char: str, encoding: str) -> int:
+    """Columns one character takes in an LSP position encoding (`utf-16`, `utf-8` or `utf-32`)."""
+    code = ord(char)
+    if encoding == "utf-8":
+        return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+    if encoding == "utf-32":
+        return 1
+    return 2 if code > 0xFFFF else 1
+
+
+def column_to_index(line: str, column: int, encoding: str = "utf-16") -> int:
+    """Index in `line` of an LSP column; past the end clamps, inside a character rounds down."""
     if column <= 0:
         return 0
-    if line.isascii():
+    if line.isascii() or encoding == "utf-32":
         return min(column, len(line))
     units = 0
     for index, char in enumerate(line):
-        width = 2 if ord(char) > 0xFFFF else 1
-        if units + width > column:
+        units += _width(char, encoding)
+        if units > column:
             return index
-        units += width
     return len(line)
+
+
+def utf16_to_index(line: str, column: int) -> int:
+    """Index in `line` of a UTF-16 column (see column_to_index)."""
+    return column_to_index(line, column, "utf-16")
 
 
 class SyntaxDocument:
@@ -110,8 +125,9 @@ class SyntaxDocument:
         middle = [m.end() for m in _EOL.finditer(self._text, region_start, region_end + 1)]
         self._starts = starts[:first + 1] + [s for s in middle if s <= region_end] + [s + delta for s in starts[tail:]]
 
-    def offset_at(self, line: int, utf16_col: int) -> int:
-        """`str` index of an LSP position; lines past the end map to the end of the text."""
+    def offset_at(self, line: int, utf16_col: int, encoding: str = "utf-16") -> int:
+        """`str` index of an LSP position (columns in `encoding`, UTF-16 by default); lines past the end map
+        to the end of the text. Lines end at `\n`, `\r\n` or `\r` only, as LSP says (not at `\f` or `\v`)."""
         starts = self._line_starts()
         if line < 0:
             return 0
@@ -120,15 +136,17 @@ class SyntaxDocument:
         start = starts[line]
         end = starts[line + 1] if line + 1 < len(starts) else len(self._text)
         content = self._text[start:end].rstrip("\r\n") if end > start else ""
-        return start + utf16_to_index(content, utf16_col)
+        return start + column_to_index(content, utf16_col, encoding)
 
-    def position_at(self, offset: int) -> tuple[int, int]:
-        """LSP (line, UTF-16 column) of a `str` index."""
+    def position_at(self, offset: int, encoding: str = "utf-16") -> tuple[int, int]:
+        """LSP (line, column) of a `str` index, columns in `encoding` (UTF-16 by default)."""
         offset = max(0, min(offset, len(self._text)))
         starts = self._line_starts()
         line = bisect_right(starts, offset) - 1
         prefix = self._text[starts[line]:offset]
-        return line, len(prefix) + sum(1 for c in prefix if ord(c) > 0xFFFF)
+        if prefix.isascii() or encoding == "utf-32":
+            return line, len(prefix)
+        return line, sum(_width(c, encoding) for c in prefix)
 
     def byte_offset(self, offset: int) -> int:
         """UTF-8 byte offset of a `str` index."""
@@ -152,21 +170,24 @@ class SyntaxDocument:
         self.tree = self._parser.parse(self._bytes) if self._parser else None
         self._stale = False
 
-    def apply_change(self, start: tuple[int, int], end: tuple[int, int], new_text: str) -> None:
-        """Apply one LSP incremental change (range in line/UTF-16 columns) and reparse incrementally."""
-        self.apply_changes([(start, end, new_text)])
+    def apply_change(self, start: tuple[int, int], end: tuple[int, int], new_text: str,
+                     encoding: str = "utf-16") -> None:
+        """Apply one LSP incremental change (range in line/column, UTF-16 by default) and reparse
+        incrementally."""
+        self.apply_changes([(start, end, new_text)], encoding)
 
-    def apply_changes(self, changes: Iterable[Change]) -> None:
+    def apply_changes(self, changes: Iterable[Change], encoding: str = "utf-16") -> None:
         """Apply the `contentChanges` of one didChange in order, reparsing once at the end.
 
-        Each change is `(start, end, text)` with LSP positions, or a bare `str` for a full-text replacement.
+        Each change is `(start, end, text)` with LSP positions (columns in the negotiated position
+        `encoding`: `utf-16`, `utf-8` or `utf-32`), or a bare `str` for a full-text replacement.
         """
         for change in changes:
             if isinstance(change, str):
                 self.set_text(change)
                 continue
             start, end, new_text = change
-            lo, hi = self.offset_at(*start), self.offset_at(*end)
+            lo, hi = self.offset_at(*start, encoding), self.offset_at(*end, encoding)
             if hi < lo:
                 lo, hi = hi, lo
             self._edit(lo, hi, new_text)
