@@ -82,7 +82,8 @@ def score_options(
 
 def _score_batch(lm: LoadedModel, doc: DocumentCache, first: mx.array, options: list[list[int]]) -> list[OptionScore]:
     """One forward pass over all options of the batch (their first tokens are scored by the prompt's logits)."""
-    first_lp = [float(first[o[0]].item()) if o else 0.0 for o in options]
+    picked: list[float] = first[mx.array([o[0] if o else 0 for o in options])].tolist()  # type: ignore[assignment]
+    first_lp = [lp if o else 0.0 for lp, o in zip(picked, options)]
     longest = max((len(o) for o in options), default=0)
     if longest <= 1:
         return [OptionScore(lp, len(o)) for lp, o in zip(first_lp, options)]
@@ -97,7 +98,8 @@ def _score_batch(lm: LoadedModel, doc: DocumentCache, first: mx.array, options: 
     token_lp = mx.take_along_axis(lp, mx.array(targets)[..., None], axis=-1)[..., 0]
     sums = (token_lp * mask).sum(axis=1)
     mx.eval(sums)
-    return [OptionScore(f + float(s), len(o)) for f, s, o in zip(first_lp, sums.tolist(), options)]
+    totals: list[float] = sums.tolist()  # type: ignore[assignment]
+    return [OptionScore(f + s, len(o)) for f, s, o in zip(first_lp, totals, options)]
 
 
 # -- constrained decoding ----------------------------------------------------------------------------------
@@ -149,9 +151,9 @@ def constrained_decode(
             lp = logits[0] - mx.logsumexp(logits[0])
             tok = mx.argmax(lp)
             mx.eval(tok, lp)
-            t = int(tok.item())
+            t: int = tok.item()  # type: ignore[assignment]
             out.ids.append(t)
-            out.logprobs.append(float(lp[t].item()))
+            out.logprobs.append(lp[t].item())  # type: ignore[arg-type]
             if stop(t):
                 out.stopped = True
                 break

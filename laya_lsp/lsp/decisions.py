@@ -88,8 +88,8 @@ def _decide_request(ls: LayaServer, params: Any) -> DecideRequest:
     if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
                                     or temperature <= 0):
         raise _invalid("temperature must be a positive number")
-    common = dict(options=options, threshold=float(threshold), max_tokens=s.decision_tokens,
-                  normalize=normalize, temperature=temperature)
+    common: dict[str, Any] = {"options": options, "threshold": float(threshold), "max_tokens": s.decision_tokens,
+                              "normalize": normalize, "temperature": temperature}
     td, pos = params.get("textDocument"), params.get("position")
     if isinstance(td, dict) and isinstance(pos, dict):
         uri = td.get("uri")

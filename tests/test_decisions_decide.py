@@ -1,0 +1,116 @@
+"""`laya/decide` end to end over stdio: result shape, calibrated scores, threshold, document contexts that share
+the document's cache, bad params; and, with the trained default model, that it picks the obvious choice."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import pytest_lsp
+from conftest import SERVER_CMD, as_dict
+from lsphelpers import open_doc, position_at, stats
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from laya_lsp.engine.model import DEFAULT_MODEL_DIR
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+CHOICES = [{"id": "add", "description": " a + b"}, {"id": "mul", "description": " a * b"},
+           {"id": "junk", "description": " ]]] ((( return"}]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD), scope="module", loop_scope="module")
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), process_id=None))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def decide(client: LanguageClient, params: dict) -> dict:
+    return as_dict(await client.protocol.send_request_async("laya/decide", params))
+
+
+async def test_result_shape_and_scores_sum_to_one(client: LanguageClient):
+    r = await decide(client, {"context": "def add(a, b):\n    return", "choices": CHOICES, "threshold": 0})
+    assert set(r) >= {"choice", "confidence", "scores"}
+    assert [s["id"] for s in r["scores"]] == ["add", "mul", "junk"]
+    assert math.isclose(sum(s["score"] for s in r["scores"]), 1.0, abs_tol=1e-6)
+    best = max(r["scores"], key=lambda s: s["score"])
+    assert r["choice"] == best["id"] and r["confidence"] == pytest.approx(best["score"])
+    assert r["source"] == "local"
+
+
+async def test_below_threshold_the_choice_is_null(client: LanguageClient):
+    r = await decide(client, {"context": "x = ", "choices": ["1", "2", "3", "4"], "threshold": 0.999})
+    assert r["choice"] is None and 0 < r["confidence"] < 0.999
+    low = await decide(client, {"context": "x = ", "choices": ["1", "2", "3", "4"], "threshold": 0.0})
+    assert low["choice"] is not None and low["confidence"] == pytest.approx(r["confidence"])
+
+
+async def test_temperature_flattens_the_distribution(client: LanguageClient):
+    sharp = await decide(client, {"context": "y = ", "choices": CHOICES, "temperature": 0.5})
+    flat = await decide(client, {"context": "y = ", "choices": CHOICES, "temperature": 4.0})
+    assert max(s["score"] for s in flat["scores"]) < max(s["score"] for s in sharp["scores"])
+    assert flat["calibration"]["temperature"] == 4.0
+
+
+async def test_document_position_uses_and_keeps_the_document_cache(client: LanguageClient):
+    uri = "file:///decide.py"
+    text = "import os\n\n\ndef add(a, b):\n    return \n\n\nprint(add(1, 2))\n"
+    open_doc(client, uri, text)
+    pos = position_at(text, text.index("return ") + len("return "))
+    params = {"textDocument": {"uri": uri}, "position": {"line": pos.line, "character": pos.character},
+              "choices": CHOICES}
+    first = await decide(client, params)
+    second = await decide(client, params)
+    assert [s["score"] for s in first["scores"]] == pytest.approx([s["score"] for s in second["scores"]], abs=1e-4)
+    recent = (await stats(client, recent=2))["recent"]
+    assert [r["kind"] for r in recent] == ["decide", "decide"]
+    assert recent[0]["reused_tokens"] == 0 or recent[0]["reused_tokens"] < recent[1]["reused_tokens"]
+    assert recent[1]["reused_tokens"] == recent[1]["prompt_tokens"] - 1, "the second decide reuses the prompt"
+    assert uri in [d["uri"] for d in (await stats(client, recent=0))["documents"]]
+
+
+@pytest.mark.parametrize("params", [
+    {"context": "x", "choices": [{"id": "only"}]},
+    {"context": "x", "choices": [{"id": "a"}, {"id": "a"}]},
+    {"choices": [{"id": "a"}, {"id": "b"}]},
+    {"context": "x", "choices": [{"id": "a"}, {"id": "b"}], "threshold": 2},
+    {"textDocument": {"uri": "file:///not-open.py"}, "position": {"line": 0, "character": 0},
+     "choices": [{"id": "a"}, {"id": "b"}]},
+])
+async def test_bad_params_are_invalid_params(client: LanguageClient, params: dict):
+    with pytest.raises(JsonRpcException) as err:
+        await decide(client, params)
+    assert err.value.code == -32602
+
+
+DEFAULT_READY = (DEFAULT_MODEL_DIR / "config.json").exists()
+# Code contexts where one option is obviously right; each (prefix, right, wrong).
+OBVIOUS = [
+    ("def add(a, b):\n    return a", " + b", " ** ] b"),
+    ('if __name__ == "__main__', '":\n    main()', '"(\n    main]'),
+    ("for i in range(len(items)):\n    print(items[", "i])", "print)])"),
+    ("import numpy as", " np", " 3 +"),
+    ("class Point:\n    def __init__(self, x, y):\n        self.x = x\n        self.y =", " y", " self)("),
+]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD[:-2]), scope="module", loop_scope="module")
+async def default_client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), process_id=None))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.skipif(not DEFAULT_READY, reason="the trained default model is not in laya_lsp/models/default yet")
+async def test_default_model_picks_the_obvious_choice(default_client: LanguageClient):
+    for prefix, right, wrong in OBVIOUS:
+        r = await decide(default_client, {"context": prefix, "threshold": 0,
+                                          "choices": [{"id": "right", "description": right},
+                                                      {"id": "wrong", "description": wrong}]})
+        scores = {s["id"]: s["score"] for s in r["scores"]}
+        assert r["choice"] == "right", (prefix, r)
+        assert scores["right"] > scores["wrong"]

@@ -1,0 +1,61 @@
+"""engine/score.py on its own: batched option scores equal one-at-a-time full forward passes; the document
+cache is reused and left covering the prompt only; constrained decoding obeys its processor."""
+
+from __future__ import annotations
+
+import mlx.core as mx
+import pytest
+from conftest import TINY_MODEL
+from mlx_lm.models.cache import make_prompt_cache
+
+from laya_lsp.engine.cache import DocumentCache
+from laya_lsp.engine.model import load_model
+from laya_lsp.engine.score import constrained_decode, score_options
+
+
+@pytest.fixture(scope="module")
+def lm():
+    return load_model(str(TINY_MODEL))
+
+
+def _reference(lm, prompt: list[int], option: list[int]) -> float:
+    ids = prompt + option
+    logits = lm.model(mx.array([ids]))[0]
+    lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
+    return sum(float(lp[len(prompt) - 1 + i, t].item()) for i, t in enumerate(option))
+
+
+def test_batched_scores_equal_single_forward_passes(lm):
+    enc = lm.builder.encode
+    prompt = enc("def add(a, b):\n    return a")
+    options = [enc(" + b"), enc(" * b - 1 if a else b"), enc("+b\n"), enc(" ")]
+    doc = DocumentCache(make_prompt_cache(lm.model))
+    res = score_options(lm, doc, prompt, options, chunk=4)
+    for opt, got in zip(options, res.scores):
+        assert got.tokens == len(opt)
+        assert got.logprob == pytest.approx(_reference(lm, prompt, opt), abs=1e-3)
+    assert doc.ids == prompt, "the document cache covers the prompt, never the options"
+    again = score_options(lm, doc, prompt, options)
+    assert again.reused_tokens == len(prompt) - 1
+    assert [s.logprob for s in again.scores] == pytest.approx([s.logprob for s in res.scores], abs=1e-4)
+
+
+def test_many_options_span_several_batches(lm):
+    enc = lm.builder.encode
+    prompt = enc("x = ")
+    options = [enc(str(i) * (1 + i % 3)) for i in range(40)]
+    res = score_options(lm, None, prompt, options)
+    for opt, got in zip(options[::7], res.scores[::7]):
+        assert got.logprob == pytest.approx(_reference(lm, prompt, opt), abs=1e-3)
+
+
+def test_constrained_decode_only_emits_allowed_tokens(lm):
+    allowed = lm.builder.encode("abc")
+    vocab = lm.model(mx.array([[0]])).shape[-1]
+    mask = mx.array([i in allowed for i in range(vocab)])
+
+    def processor(_tokens, logits):
+        return mx.where(mask, logits, -mx.inf)
+
+    res = constrained_decode(lm, None, lm.builder.encode("hello"), processor, lambda t: False, 12)
+    assert len(res.ids) == 12 and set(res.ids) <= set(allowed) and not res.stopped
