@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 
 import tree_sitter
 
@@ -62,19 +63,23 @@ def errors_in_range(node: tree_sitter.Node, lo: int, hi: int) -> bool:
     return any(errors_in_range(child, lo, hi) for child in _children_in(node, lo, hi))
 
 
-def empty_blocks(node: tree_sitter.Node, lo: int, hi: int) -> int:
+@cache
+def _block_query(language: tree_sitter.Language) -> tree_sitter.Query:
+    return tree_sitter.Query(language, "(block) @block")
+
+
+def empty_blocks(language: tree_sitter.Language, node: tree_sitter.Node, lo: int, hi: int) -> int:
     """Python `block` nodes without statements touching [lo, hi]: tree-sitter-python accepts a missing body
-    (`if x:` then a dedent) without an error node, but Python does not."""
-    count = 0
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.end_byte < lo or current.start_byte > hi:
-            continue
-        if current.type == "block" and not any(c.is_named and "comment" not in c.type for c in current.children):
-            count += 1
-        stack.extend(_children_in(current, lo, hi))
-    return count
+    (`if x:` then a dedent) without an error node, but Python does not. (A query runs in C; walking the
+    inserted subtree in Python cost more than the parse.)"""
+    cursor = tree_sitter.QueryCursor(_block_query(language))
+    cursor.set_byte_range(max(lo - 1, 0), hi + 1)
+    blocks = cursor.captures(node).get("block", [])
+    return sum(
+        1 for block in blocks
+        if block.start_byte <= hi and block.end_byte >= lo
+        and not any(c.is_named and "comment" not in c.type for c in block.children)
+    )
 
 
 def _touches(spans: list[Span], lo: int, hi: int) -> bool:
@@ -97,6 +102,8 @@ class _WindowCheck:
         assert doc.parser is not None and doc.tree is not None
         self.doc, self.byte, self.window = doc, byte, window
         self.parser = doc.parser
+        assert doc.parser.language is not None
+        self.language: tree_sitter.Language = doc.parser.language
         self.python = doc.language == "python"
         self.before: list[Span] = []
         self.empty_before = 0
@@ -110,7 +117,7 @@ class _WindowCheck:
         else:
             self._parse_before()
         if self.python and not self.before and doc.data[:byte].rstrip().endswith(b":"):
-            self.empty_before = empty_blocks(doc.tree.root_node, byte, byte)
+            self.empty_before = empty_blocks(self.language, doc.tree.root_node, byte, byte)
 
     def _parse_before(self) -> None:
         """Errors of the window as it is now (memoized per document version, cursor and window)."""
@@ -120,7 +127,7 @@ class _WindowCheck:
         if cached is None:
             root = self.parser.parse(self.window.text(self.doc.data, self.byte, b"")).root_node
             at = self.window.position(self.byte)
-            cached = (error_spans(root), empty_blocks(root, at, at) if self.python else 0)
+            cached = (error_spans(root), empty_blocks(self.language, root, at, at) if self.python else 0)
             self.doc.memo[key] = cached
         self.before, self.empty_before = cached  # type: ignore[misc]
         self.provisional = False
@@ -140,7 +147,8 @@ class _WindowCheck:
             root = self.parser.parse(data[:at] + inserted + data[at:], tree).root_node
         # Only a `:` can open a Python block; recount only if there is one or the cursor had an empty block.
         may_empty = self.python and (b":" in inserted or self.empty_before > 0)
-        return error_spans(root), at, empty_blocks(root, at, at + len(inserted)) if may_empty else 0
+        empty = empty_blocks(self.language, root, at, at + len(inserted)) if may_empty else 0
+        return error_spans(root), at, empty
 
     def check(self, inserted: bytes) -> Verdict:
         after, at, empty_after = self._errors_after(inserted)

@@ -55,6 +55,9 @@ class Window:
         return len(self.header) + at - self.start
 
 
+_CONTINUABLE = ("if", "try", "for", "while")  # statements an `else`/`catch`/`finally` clause may extend
+
+
 def _line_start(data: bytes, byte: int) -> int:
     return data.rfind(b"\n", 0, byte) + 1
 
@@ -65,10 +68,12 @@ def _pick(children: list[tree_sitter.Node], byte: int) -> tuple[int, int, tree_s
     if not children:
         return byte, byte, None
     holder = before[-1] if before else None
-    # The sibling before the cursor's statement too: the candidate may continue it (`else:`, `} catch {`).
+    # The statement before the cursor's too when the candidate may continue it (`else:`, `} catch {`).
     previous = before[-2] if len(before) >= 2 else None
     if previous is not None and previous.type in (";", ":") and len(before) >= 3:
         previous = before[-3]  # a bare `;`/`:` token (`public:`) belongs with the node before it
+    elif previous is not None and not any(word in previous.type for word in _CONTINUABLE):
+        previous = None
     first = (previous or holder).start_byte if holder is not None else byte
     last = len(before) - 1 if holder is not None and byte <= holder.end_byte else len(before)
     if last >= len(children):
