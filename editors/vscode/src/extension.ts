@@ -12,7 +12,7 @@ import {
   ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
-import { SECTION, serverCommand, serverSettings } from "./settings";
+import { SECTION, sentKeys, serverCommand, serverSettings } from "./settings";
 
 export const LANGUAGES = [
   "python", "javascript", "javascriptreact", "typescript", "typescriptreact",
@@ -23,6 +23,14 @@ export const STATS_METHOD = "laya/stats";
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel | undefined;
 let packageJSON: any;
+// Server keys sent so far: once sent, a key is always sent, so removing the setting restores the default.
+let sent = new Set<string>();
+
+function settingsForServer(): Record<string, unknown> {
+  const settings = serverSettings(packageJSON, config(), sent);
+  sent = new Set([...sent, ...sentKeys(settings)]);
+  return settings;
+}
 
 function config(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration(SECTION);
@@ -39,7 +47,7 @@ function createClient(): LanguageClient {
       { scheme: "file", language },
       { scheme: "untitled", language },
     ]),
-    initializationOptions: serverSettings(packageJSON, config()),
+    initializationOptions: settingsForServer(),
     outputChannel: output,
     middleware: {
       // Ghost text can be switched off on its own; the completion list stays.
@@ -51,6 +59,7 @@ function createClient(): LanguageClient {
 }
 
 async function startClient(): Promise<void> {
+  sent = new Set(); // a new server process starts from its own defaults
   client = createClient();
   try {
     await client.start();
@@ -131,13 +140,14 @@ export async function activate(context: vscode.ExtensionContext) {
         await restartClient();
       } else if (e.affectsConfiguration(SECTION) && client?.isRunning()) {
         await client.sendNotification(DidChangeConfigurationNotification.type, {
-          settings: { [SECTION]: serverSettings(packageJSON, config()) },
+          settings: { [SECTION]: settingsForServer() },
         });
       }
     }),
   );
-  await startClient();
-  return { client: () => client, showStats };
+  // Not awaited: activation (and the commands) must not wait for, or hang on, a server that is slow or broken.
+  const ready = startClient();
+  return { client: () => client, showStats, ready };
 }
 
 export async function deactivate(): Promise<void> {

@@ -15,14 +15,25 @@ export function declaredKeys(packageJSON: any): string[] {
     .map((k) => k.slice(SECTION.length + 1));
 }
 
+/** Whether the user (or workspace) set `key`, as opposed to it having its default. */
+export function isSet(cfg: vscode.WorkspaceConfiguration, key: string): boolean {
+  const i = cfg.inspect(key);
+  return i !== undefined && [i.globalValue, i.workspaceValue, i.workspaceFolderValue].some((v) => v !== undefined);
+}
+
 /**
- * The server's `laya` object: every declared server key with its current value (the default when unset), so a
- * setting removed by the user goes back to its default on the server too. Dotted keys become nested objects.
+ * The server's `laya` object: the server keys the user set, plus those in `alsoSend` (sent before, so a setting the
+ * user removed goes back to its default on the server). Unset keys are left out so that the server's own defaults
+ * and command-line flags (`--model`, `--settings`) stay in charge. Dotted keys become nested objects.
  */
-export function serverSettings(packageJSON: any, cfg: vscode.WorkspaceConfiguration): Record<string, unknown> {
+export function serverSettings(
+  packageJSON: any,
+  cfg: vscode.WorkspaceConfiguration,
+  alsoSend: Set<string> = new Set(),
+): Record<string, unknown> {
   const out: Record<string, any> = {};
   for (const key of declaredKeys(packageJSON)) {
-    if (CLIENT_KEYS.has(key)) {
+    if (CLIENT_KEYS.has(key) || !(isSet(cfg, key) || alsoSend.has(key))) {
       continue;
     }
     const value = cfg.get(key);
@@ -37,6 +48,19 @@ export function serverSettings(packageJSON: any, cfg: vscode.WorkspaceConfigurat
     node[parts[parts.length - 1]] = value;
   }
   return out;
+}
+
+/** The dotted keys present in a settings object from serverSettings(). */
+export function sentKeys(settings: Record<string, unknown>, prefix = ""): Set<string> {
+  const keys = new Set<string>();
+  for (const [k, v] of Object.entries(settings)) {
+    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+      for (const sub of sentKeys(v as Record<string, unknown>, prefix + k + ".")) keys.add(sub);
+    } else {
+      keys.add(prefix + k);
+    }
+  }
+  return keys;
 }
 
 export interface ServerCommand {

@@ -11,10 +11,11 @@ async function activated(settings = {}) {
   Object.assign(h.vscode.__state.settings, settings);
   const ctx = fakeContext();
   const api = await h.ext.activate(ctx);
+  await api.ready;
   return { ...h, ctx, api, state: h.vscode.__state };
 }
 
-test("activation starts laya-lsp over stdio with every server setting as initializationOptions", async (t) => {
+test("activation starts laya-lsp over stdio with the user's settings as initializationOptions", async (t) => {
   const h = await activated({ "laya.serverPath": "/opt/laya/bin/laya-lsp", "laya.serverArgs": ["--model", "/m"],
     "laya.candidates": 3, "laya.fallback.url": "http://127.0.0.1:8080/v1" });
   t.after(h.restore);
@@ -23,23 +24,31 @@ test("activation starts laya-lsp over stdio with every server setting as initial
   assert.equal(c.running, true);
   assert.equal(c.id, "laya");
   assert.deepEqual(c.serverOptions.run, { command: "/opt/laya/bin/laya-lsp", args: ["--model", "/m"], transport: 0 });
-  const init = c.clientOptions.initializationOptions;
-  assert.equal(init.candidates, 3);
-  assert.equal(init.fallback.url, "http://127.0.0.1:8080/v1");
-  for (const [key, prop] of Object.entries(pkg.contributes.configuration.properties)) {
-    if (CLIENT_KEYS.includes(key)) continue;
-    const parts = key.split(".").slice(1);
-    const value = parts.reduce((o, p) => o?.[p], init);
-    assert.notEqual(value, undefined, `${key} missing from initializationOptions`);
-    if (!["laya.candidates", "laya.fallback.url"].includes(key)) assert.deepEqual(value, prop.default, key);
-  }
-  for (const key of ["serverPath", "serverArgs", "inlineCompletions", "trace"]) {
-    assert.equal(key in init, false, `client-only setting ${key} sent to the server`);
-  }
+  // Only what the user set: unset keys would override the server's defaults and its --model/--settings flags.
+  assert.deepEqual(c.clientOptions.initializationOptions, {
+    candidates: 3, fallback: { url: "http://127.0.0.1:8080/v1" },
+  });
   const langs = new Set(c.clientOptions.documentSelector.map((s) => s.language));
   for (const l of ["python", "typescript", "go", "rust"]) assert.ok(langs.has(l), l);
   assert.deepEqual([...h.state.commands.keys()].sort(), ["laya.codeActions", "laya.restartServer", "laya.showStats"]);
   assert.equal(h.ctx.subscriptions.length >= 4, true);
+});
+
+test("every server setting set by the user reaches the server with its value", async (t) => {
+  const settings = {};
+  const expected = {};
+  for (const [key, prop] of Object.entries(pkg.contributes.configuration.properties)) {
+    if (CLIENT_KEYS.includes(key)) continue;
+    const value = prop.type === "boolean" ? !prop.default : prop.type === "string" ? "x" : prop.default;
+    settings[key] = value;
+    const parts = key.split(".").slice(1);
+    let node = expected;
+    for (const p of parts.slice(0, -1)) node = node[p] ??= {};
+    node[parts.at(-1)] = value;
+  }
+  const h = await activated(settings);
+  t.after(h.restore);
+  assert.deepEqual(h.lc.__clients[0].clientOptions.initializationOptions, expected);
 });
 
 test("every contributed command is registered and every laya.* setting is declared", async (t) => {
@@ -64,23 +73,27 @@ test("laya.showStats sends laya/stats and prints it to the laya output channel",
   assert.ok(channel.shown > 0);
 });
 
-test("changed settings reach the server; a changed server path restarts it", async (t) => {
+test("changed settings reach the server; a removed one goes back to its default; a new server path restarts", async (t) => {
   const h = await activated();
   t.after(h.restore);
   const first = h.lc.__clients[0];
+  assert.deepEqual(first.clientOptions.initializationOptions, {});
   await h.vscode.__setSettings({ "laya.candidates": 2, "laya.fallback.timeoutMs": 500 });
-  const n = first.notifications.at(-1);
+  let n = first.notifications.at(-1);
   assert.equal(n.method, "workspace/didChangeConfiguration");
-  assert.equal(n.params.settings.laya.candidates, 2);
-  assert.equal(n.params.settings.laya.fallback.timeoutMs, 500);
-  assert.equal("serverPath" in n.params.settings.laya, false);
+  assert.deepEqual(n.params.settings, { laya: { candidates: 2, fallback: { timeoutMs: 500 } } });
   assert.equal(h.lc.__clients.length, 1, "a server setting must not restart the server");
+
+  await h.vscode.__setSettings({ "laya.candidates": undefined });
+  n = first.notifications.at(-1);
+  assert.deepEqual(n.params.settings, { laya: { candidates: 5, fallback: { timeoutMs: 500 } } });
 
   await h.vscode.__setSettings({ "laya.serverPath": "/usr/local/bin/laya-lsp" });
   assert.equal(first.stopped, true);
   assert.equal(h.lc.__clients.length, 2);
   assert.equal(h.lc.__clients[1].serverOptions.run.command, "/usr/local/bin/laya-lsp");
   assert.equal(h.lc.__clients[1].running, true);
+  assert.deepEqual(h.lc.__clients[1].clientOptions.initializationOptions, { fallback: { timeoutMs: 500 } });
 });
 
 test("laya.inlineCompletions=false silences ghost text only", async (t) => {

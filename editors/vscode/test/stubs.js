@@ -12,7 +12,8 @@ function makeVscode() {
     defaults[key] = prop.default;
   }
   const state = {
-    settings: { ...defaults }, // full keys, e.g. "laya.candidates"
+    defaults,
+    settings: {}, // what the user set, full keys, e.g. "laya.candidates"
     commands: new Map(),
     configListeners: [],
     channels: [],
@@ -28,17 +29,17 @@ function makeVscode() {
         const prefix = section ? section + "." : "";
         return {
           get(key, fallback) {
-            const v = state.settings[prefix + key];
-            if (v !== undefined) return v;
-            // Like VS Code: a parent key returns the object of its children.
-            const kids = Object.keys(state.settings).filter((k) => k.startsWith(prefix + key + "."));
-            if (kids.length) {
-              return Object.fromEntries(kids.map((k) => [k.slice((prefix + key).length + 1), state.settings[k]]));
-            }
-            return fallback;
+            const full = prefix + key;
+            const v = full in state.settings ? state.settings[full] : state.defaults[full];
+            return v !== undefined ? v : fallback;
           },
           has(key) {
-            return (prefix + key) in state.settings;
+            return (prefix + key) in state.defaults;
+          },
+          inspect(key) {
+            const full = prefix + key;
+            if (!(full in state.defaults)) return undefined;
+            return { key: full, defaultValue: state.defaults[full], globalValue: state.settings[full] };
           },
         };
       },
@@ -73,7 +74,10 @@ function makeVscode() {
     },
     /** Change settings the way the Settings UI does, then tell the extension. */
     async __setSettings(changes) {
-      Object.assign(state.settings, changes);
+      for (const [k, v] of Object.entries(changes)) {
+        if (v === undefined) delete state.settings[k];
+        else state.settings[k] = v;
+      }
       const changed = Object.keys(changes);
       const event = { affectsConfiguration: (s) => changed.some((k) => k === s || k.startsWith(s + ".")) };
       for (const l of state.configListeners) await l(event);
