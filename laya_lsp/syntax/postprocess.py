@@ -19,6 +19,7 @@ from .validate import CandidateChecker
 
 MAX_CHECKS_PER_REQUEST = 12  # parses per request, fixes included: bounds the latency
 MAX_FIXES_PER_CANDIDATE = 3
+MAX_CANDIDATE_CHARS = 8000  # far beyond any token budget; bounds the work on pathological model output
 
 
 @dataclass
@@ -58,6 +59,10 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
     spec = doc.spec
     applied: list[str] = []
     text = raw.replace("\r\n", "\n")
+    # Lines past the plan's limit never survive; a few more are kept so repeats of what follows are recognised.
+    keep = (plan.max_lines if plan.multiline else 1) + 5
+    if text.count("\n", 0, MAX_CANDIDATE_CHARS) >= keep or len(text) > MAX_CANDIDATE_CHARS:
+        text = "\n".join(text[:MAX_CANDIDATE_CHARS].split("\n", keep)[:keep])
     steps: list[tuple[str, Callable[[str], str]]] = []
     if not plan.multiline:
         steps.append(("single_line", rules.cut_single_line))

@@ -91,7 +91,7 @@ class Verdict:
     """Outcome of one candidate check."""
 
     accepted: bool
-    errors_before: int
+    errors_before: int  # -1 when not needed (the candidate left no error to compare)
     errors_after: int
 
 
@@ -107,16 +107,18 @@ class _WindowCheck:
         self.python = doc.language == "python"
         self.before: list[Span] = []
         self.empty_before = 0
+        # The window's own errors are parsed lazily: a candidate leaving no error needs no comparison. Where
+        # the document's tree shows no error in the window, none is assumed until a candidate is rejected.
+        self.pending = False
         self.provisional = False
+        self.after_colon = self.python and doc.data[:byte].rstrip().endswith(b":")
         if window is None:
             self.before = error_spans(doc.tree.root_node)
         elif provisional_ok and not errors_in_range(doc.tree.root_node, window.start, window.end):
-            # The document's tree shows no error here, so the window parses clean too: assume so and parse it
-            # only if a candidate is rejected (saves one parse per request in the common case).
             self.provisional = True
         else:
-            self._parse_before()
-        if self.python and not self.before and doc.data[:byte].rstrip().endswith(b":"):
+            self.pending = True
+        if self.after_colon and not self.pending:
             self.empty_before = empty_blocks(self.language, doc.tree.root_node, byte, byte)
 
     def _parse_before(self) -> None:
@@ -130,7 +132,7 @@ class _WindowCheck:
             cached = (error_spans(root), empty_blocks(self.language, root, at, at) if self.python else 0)
             self.doc.memo[key] = cached
         self.before, self.empty_before = cached  # type: ignore[misc]
-        self.provisional = False
+        self.provisional = self.pending = False
 
     def _errors_after(self, inserted: bytes) -> tuple[list[Span], int, int]:
         """Error spans after inserting, where the insertion starts in the parsed text, and new empty blocks."""
@@ -146,12 +148,16 @@ class _WindowCheck:
                       old_end_point=start_point, new_end_point=point_after(start_point, inserted))
             root = self.parser.parse(data[:at] + inserted + data[at:], tree).root_node
         # Only a `:` can open a Python block; recount only if there is one or the cursor had an empty block.
-        may_empty = self.python and (b":" in inserted or self.empty_before > 0)
+        may_empty = self.python and (b":" in inserted or self.empty_before > 0 or (self.pending and self.after_colon))
         empty = empty_blocks(self.language, root, at, at + len(inserted)) if may_empty else 0
         return error_spans(root), at, empty
 
     def check(self, inserted: bytes) -> Verdict:
         after, at, empty_after = self._errors_after(inserted)
+        if self.pending and not after and not empty_after:
+            return Verdict(True, -1, 0)  # nothing left to compare against
+        if self.pending:
+            self._parse_before()
         verdict = self._judge(after, at, len(inserted), empty_after)
         if not verdict.accepted and self.provisional:
             self._parse_before()
