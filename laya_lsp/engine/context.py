@@ -44,15 +44,23 @@ class ContextWindow:
         if len(full) <= target:
             return 0, full
         chars_per_token = max(len(prefix) / max(len(full), 1), 0.5)
-        start = _line_start_at_or_after(prefix, int(len(prefix) - target * chars_per_token))
+        estimate = max(0, int(len(prefix) - target * chars_per_token))
+        start = _line_start_at_or_after(prefix, estimate)
+        if start >= len(prefix):  # no line break after the estimate: start inside the last line
+            start = estimate
         ids = builder.encode(prefix[start:])
-        # The estimate can overshoot on token-dense text; walk forward a line at a time until it fits.
-        while len(ids) > budget and start < len(prefix):
+        # The estimate can overshoot on token-dense text; walk forward a line at a time until it holds about
+        # `target` tokens, so the next slide is a quarter of the budget away.
+        while len(ids) > target:
             nxt = _line_start_at_or_after(prefix, start + 1)
             if nxt >= len(prefix):
-                # One enormous line: fall back to a hard token cut.
-                return len(prefix), ids[-budget:]
+                break
             start, ids = nxt, builder.encode(prefix[nxt:])
+        # One enormous line (minified code): start inside it, still moving only in large steps.
+        step = max(1, int(target * chars_per_token) // 8)
+        while len(ids) > target and start < len(prefix):
+            start = min(len(prefix), start + step)
+            ids = builder.encode(prefix[start:])
         return start, ids
 
 

@@ -173,15 +173,14 @@ class PromptBuilder:
             return []
         sep = self.special(self.fmt.file_sep)
         head = self.special(self.fmt.repo_name) + self.encode_cached("workspace\n")
+        tail = sep + self.encode_cached(f"{_short(current_path)}\n")
         out: list[int] = []
         for path, text in chunks:
             piece = sep + self.encode_cached(f"{_short(path)}\n{text.rstrip()}\n")
-            if len(head) + len(out) + len(piece) > budget:
+            if len(head) + len(out) + len(piece) + len(tail) > budget:
                 break
             out += piece
-        if not out:
-            return []
-        return head + out + sep + self.encode_cached(f"{_short(current_path)}\n")
+        return head + out + tail if out else []
 
     def special(self, token: str | None) -> list[int]:
         if not token:

@@ -6,6 +6,7 @@ Thin: params in, plain calls into `laya_lsp.decisions` on the inference worker, 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import Any
 from urllib.parse import unquote
@@ -14,7 +15,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import JsonRPCRequestMessage
 
-from ..decisions import actions, fallback, resolve, runner
+from ..decisions import actions, fallback, resolve, runner, structured
 from ..decisions.decide import DecideRequest, DecisionError, decide_on_worker, parse_options
 from ..syntax import SyntaxDocument
 from .completion import locate
@@ -153,8 +154,84 @@ async def _decide_fallback(ls: LayaServer, decision: Any, req: DecideRequest) ->
 
 # -- laya/structured -------------------------------------------------------------------------------------
 
+def _structured_prompt(ls: LayaServer, params: dict[str, Any]) -> str:
+    """The text the JSON follows: the document range's text and/or `prompt`, joined by a newline."""
+    parts: list[str] = []
+    td, rng = params.get("textDocument"), params.get("range")
+    if td is not None or rng is not None:
+        doc = _open_doc(ls, td.get("uri")) if isinstance(td, dict) and isinstance(td.get("uri"), str) else None
+        if doc is None or not isinstance(rng, dict):
+            raise _invalid("textDocument must be an open document and range a {start, end} range")
+        try:
+            start, end = (lsp.Position(line=int(rng[k]["line"]), character=int(rng[k]["character"]))
+                          for k in ("start", "end"))
+            parts.append(doc.source[doc.offset_at_position(start) : doc.offset_at_position(end)])
+        except (KeyError, TypeError, ValueError):
+            raise _invalid("range must be {start: {line, character}, end: {line, character}}") from None
+    prompt = params.get("prompt")
+    if prompt is not None and not isinstance(prompt, str):
+        raise _invalid("prompt must be a string")
+    if prompt:
+        parts.append(prompt)
+    if not parts:
+        raise _invalid("give `prompt` and/or `textDocument` + `range`")
+    return "\n".join(parts)
+
+
 async def _structured(ls: LayaServer, params: Any) -> dict[str, Any]:
-    raise _invalid("laya/structured is not implemented yet")
+    if not isinstance(params, dict):
+        raise _invalid("laya/structured params must be an object")
+    schema = params.get("schema")
+    try:
+        prepared = structured.prepare_schema(schema)
+    except structured.SchemaError as exc:
+        raise _invalid(str(exc)) from None
+    prompt = _structured_prompt(ls, params)
+    max_tokens = params.get("maxTokens", structured.DEFAULT_MAX_TOKENS)
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or not 1 <= max_tokens <= 4096:
+        raise _invalid("maxTokens must be an integer between 1 and 4096")
+    await ls.wait_for_model()
+    s = ls.settings
+
+    def work(lm: Any, _doc: Any, cancel: Any, st: Any) -> structured.StructuredResult:
+        r = structured.structured_on_worker(lm, prompt, schema, prepared, max_tokens, s.decision_tokens, cancel,
+                                            s.prefill_chunk)
+        st.prompt_tokens, st.reused_tokens, st.prefill_ms = r.prompt_tokens, r.reused_tokens, r.prefill_ms
+        st.decode_tokens, st.decode_ms = r.tokens, r.decode_ms
+        st.extra.update(mask_ms_per_token=round(r.mask_ms_per_token, 4), truncated=r.closed_by_grammar)
+        return r
+
+    try:
+        result = await _await_job(ls, runner.submit(ls.engine, "structured", None, work))
+    except runner.NoModel as exc:
+        return {"value": None, "source": "none", "error": str(exc)}
+    except structured.SchemaError as exc:
+        raise _invalid(str(exc)) from None
+    if result is None:
+        return {"value": None, "source": "none", "error": "cancelled"}
+    if fallback.wanted(s.fallback, result.confidence):
+        await _structured_fallback(ls, prompt, schema, max_tokens, result)
+    return result.to_json()
+
+
+async def _structured_fallback(ls: LayaServer, prompt: str, schema: dict[str, Any], max_tokens: int,
+                               result: structured.StructuredResult) -> None:
+    """Take the fallback's answer when it holds a JSON value that validates; else keep the local one."""
+    try:
+        answer = await asyncio.to_thread(fallback.complete, ls.settings.fallback, prompt, max_tokens)
+    except fallback.FallbackError as exc:
+        log.warning("fallback failed, answering locally: %s", exc)
+        result.extra["fallbackError"] = str(exc)
+        return
+    try:
+        value, end = json.JSONDecoder().raw_decode(answer.text.lstrip())
+        structured.validate(value, schema)
+    except Exception as exc:  # noqa: BLE001 - not JSON, or not valid for the schema
+        result.extra.update(fallbackError=f"the fallback's answer is not valid: {str(exc)[:200]}",
+                            fallbackText=answer.text)
+        return
+    result.extra["local"] = {"value": result.value, "confidence": result.confidence}
+    result.value, result.text, result.source = value, answer.text.lstrip()[:end], "fallback"
 
 
 # -- code actions ----------------------------------------------------------------------------------------

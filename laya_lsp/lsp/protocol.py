@@ -15,12 +15,15 @@ import logging
 import os
 import re
 import threading
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Generator
 
 import attrs
 from cattrs import Converter
 from lsprotocol import types as lsp
 from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.protocol.language_server import lsp_method
+
+from .textdoc import use_lsp_lines
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +174,12 @@ class LayaProtocol(LanguageServerProtocol):
         self.initialize_received = False
         self.exit_code: int | None = None
         self.stop_event: threading.Event | None = None
+
+    @lsp_method(lsp.INITIALIZE)
+    def lsp_initialize(self, params: lsp.InitializeParams) -> Generator[Any, Any, lsp.InitializeResult]:
+        result = yield from super().lsp_initialize(params)
+        use_lsp_lines(self._workspace)  # LSP's line model (textdoc.py), before any document is opened
+        return result
 
     def reply_error(self, msg_id: Any, code: int, message: str) -> None:
         # Built by hand: lsprotocol drops `"id": null`, which a parse error's response must carry.

@@ -82,7 +82,8 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
         ("newline_before_closer", lambda t: rules.newline_before_closer(t, ctx)),
     ]
     if plan.before_code:
-        steps.append(("line_break_before_code", lambda t: t.rstrip() + "\n" + ctx.line_prefix if t.strip() else t))
+        steps.append(("line_break_before_code",
+                      lambda t: t.lstrip("\n").rstrip() + "\n" + ctx.line_prefix if t.strip() else t))
     for name, rule in steps:
         changed = rule(text)
         if changed != text:

@@ -44,8 +44,9 @@ def fix_first_line_indent(text: str, ctx: CursorContext) -> str:
     if previous.endswith((",", "(", "[", "{", "\\")):
         return text  # a continuation line: its alignment is free
     expected = width(ctx.expected_indent)
-    if ctx.next_lines:
-        expected = max(expected, width(leading_ws(ctx.next_lines[0])))
+    following = ctx.line_prefix + ctx.line_suffix if ctx.line_suffix.strip() else (ctx.next_lines or [""])[0]
+    if following.strip():
+        expected = max(expected, width(leading_ws(following)))
     have = width(ctx.line_prefix)
     lead = leading_ws(text.split("\n", 1)[0])
     if have + width(lead) <= expected or have > expected:

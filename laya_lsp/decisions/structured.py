@@ -1,0 +1,253 @@
+"""`structured`: JSON that validates against a JSON Schema, by constrained decoding (logit masking).
+
+The schema becomes a grammar with llguidance (`LLMatcher.grammar_from_json_schema`), whose matcher gives, at
+every step, the bitmask of tokens that keep the output a valid prefix; engine/score.py's `constrained_decode`
+applies it to the logits (on the CPU: numpy unpack + `mx.where`; llguidance's own MLX helper is a Metal kernel).
+Nothing is generated and then repaired.
+
+Termination: the model stops when it picks end-of-text (allowed only once the value is complete) or when the
+grammar allows nothing more. When the token budget runs out first, the value is closed by the grammar alone:
+at each step the first allowed byte in a fixed preference order (closers, then a quote, a comma, `0`, ...) is
+taken, which closes strings, fills what is still required with the smallest values and closes the
+brackets. Schemas are compiled with compact separators (no free whitespace) and, where an object does not say
+otherwise, `additionalProperties: false`, so every object has finitely many keys and closing always ends.
+The final text is parsed and checked with `jsonschema`: an invalid value is never returned.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import mlx.core as mx
+import numpy as np
+
+from ..engine.decode import CancelToken
+from ..engine.model import LoadedModel
+from ..engine.score import constrained_decode
+
+MAX_CLOSE_STEPS = 4096
+DEFAULT_MAX_TOKENS = 256
+# Bytes tried, in order, when the budget is spent and the value must be closed by the grammar alone: outside a
+# string, close brackets first; inside one, close the string (other bytes only where minLength asks for them).
+CLOSE_OUTSIDE = '}]",0:1' + "truefalsn" + "23456789" + "{[" + "abcdefghijklmnopqrstuvwxyz" + ".-+E"
+CLOSE_INSIDE = '"' + "abcdefghijklmnopqrstuvwxyz0123456789 "
+SAFE_INTEGER = 2**53 - 1  # unbounded numbers are bounded to what a JavaScript client reads exactly
+
+
+class SchemaError(ValueError):
+    """The schema is not valid JSON Schema or cannot be compiled to a grammar."""
+
+
+class StructuredError(RuntimeError):
+    """Decoding could not produce a valid value (should not happen; reported rather than returned invalid)."""
+
+
+def prepare_schema(schema: Any) -> dict[str, Any]:
+    """Check the schema (jsonschema's meta-schema) and close objects that leave extra keys open."""
+    if not isinstance(schema, dict):
+        raise SchemaError("schema must be a JSON object")
+    from jsonschema import exceptions, validators
+
+    try:
+        validators.validator_for(schema).check_schema(schema)
+    except exceptions.SchemaError as exc:
+        raise SchemaError(f"invalid JSON Schema: {exc.message}") from None
+    out = copy.deepcopy(schema)
+    _close_objects(out)
+    return out
+
+
+def _close_objects(node: Any) -> None:
+    if isinstance(node, list):
+        for x in node:
+            _close_objects(x)
+        return
+    if not isinstance(node, dict):
+        return
+    if node.get("type") in ("integer", "number"):
+        lo = ("minimum", "exclusiveMinimum")
+        hi = ("maximum", "exclusiveMaximum")
+        if not any(k in node for k in lo):
+            node["minimum"] = -SAFE_INTEGER
+        if not any(k in node for k in hi):
+            node["maximum"] = SAFE_INTEGER
+    is_object = node.get("type") == "object" or "properties" in node
+    if is_object and "additionalProperties" not in node and "patternProperties" not in node:
+        node["additionalProperties"] = False
+    for key, value in node.items():
+        if key in ("properties", "$defs", "definitions", "patternProperties") and isinstance(value, dict):
+            for sub in value.values():
+                _close_objects(sub)
+        elif key not in ("enum", "const", "default", "examples", "required"):
+            _close_objects(value)
+
+
+_TOKENIZERS: dict[int, tuple[Any, Any]] = {}
+
+
+def ll_tokenizer(lm: LoadedModel) -> Any:
+    """llguidance's view of the model's tokenizer (built once per loaded model; ~ms for small vocabularies)."""
+    cached = _TOKENIZERS.get(id(lm))
+    if cached is not None and cached[0] is lm:
+        return cached[1]
+    import llguidance.hf
+
+    hf = getattr(lm.tokenizer, "_tokenizer", lm.tokenizer)
+    llt = llguidance.hf.from_tokenizer(hf, n_vocab=vocab_size(lm))
+    _TOKENIZERS.clear()
+    _TOKENIZERS[id(lm)] = (lm, llt)
+    return llt
+
+
+def vocab_size(lm: LoadedModel) -> int:
+    return int(lm.config.get("vocab_size") or len(lm.tokenizer))
+
+
+class JsonConstraint:
+    """A logits processor (mlx-lm convention) masking every token the schema's grammar does not allow."""
+
+    def __init__(self, lm: LoadedModel, schema: dict[str, Any]) -> None:
+        from llguidance import LLMatcher
+
+        self.lm = lm
+        self.vocab = vocab_size(lm)
+        llt = ll_tokenizer(lm)
+        try:
+            grammar = LLMatcher.grammar_from_json_schema(schema, defaults={"whitespace_flexible": False})
+        except ValueError as exc:
+            raise SchemaError(str(exc)) from None
+        err = LLMatcher.validate_grammar(grammar, llt)
+        if err and not err.startswith("WARNING"):
+            raise SchemaError(f"schema not supported: {err}")
+        self.matcher = LLMatcher(llt, grammar, log_level=0)
+        if self.matcher.is_error():
+            raise SchemaError(f"schema not supported: {self.matcher.get_error()}")
+        self.eos = lm.tokenizer.eos_token_id
+        self.consumed = 0
+        self.allowed_counts: list[int] = []
+        self.mask_ms = 0.0
+        self._close_outside = self._single_tokens(CLOSE_OUTSIDE)
+        self._close_inside = self._single_tokens(CLOSE_INSIDE)
+
+    def _single_tokens(self, chars: str) -> list[int]:
+        out = []
+        for ch in chars:
+            ids = self.lm.builder.encode(ch)
+            if len(ids) == 1:
+                out.append(ids[0])
+        return out
+
+    def allowed(self) -> np.ndarray:
+        t0 = time.perf_counter()
+        bits = np.unpackbits(np.frombuffer(self.matcher.compute_bitmask(), dtype=np.uint8), bitorder="little")
+        mask = np.zeros(self.vocab, dtype=bool)
+        n = min(self.vocab, bits.shape[0])
+        mask[:n] = bits[:n].astype(bool)
+        self.mask_ms += (time.perf_counter() - t0) * 1000
+        return mask
+
+    def _consume(self, token: int) -> None:
+        if not self.matcher.consume_token(token) or self.matcher.is_error():
+            raise StructuredError(f"grammar rejected token {token}: {self.matcher.get_error()}")
+        self.consumed += 1
+
+    def __call__(self, tokens: mx.array, logits: mx.array) -> mx.array:
+        for t in tokens.tolist()[self.consumed :]:  # type: ignore[union-attr, index]
+            self._consume(int(t))
+        mask = self.allowed()
+        self.allowed_counts.append(int(mask.sum()))
+        return mx.where(mx.array(mask)[None], logits, -mx.inf)
+
+    def stop(self, token: int) -> bool:
+        """After the model picked `token`: end at end-of-text, else feed it and end when nothing can follow."""
+        if token == self.eos:
+            return True
+        self._consume(token)
+        return bool(self.matcher.is_stopped())
+
+    def close(self, emitted: list[int]) -> list[int]:
+        """Complete the value by the grammar alone (the budget is spent), preferred bytes first."""
+        in_string, escaped = False, False
+
+        def scan(tokens: list[int]) -> None:
+            nonlocal in_string, escaped
+            for ch in self.lm.decode(tokens):
+                if escaped:
+                    escaped = False
+                elif ch == "\\" and in_string:
+                    escaped = True
+                elif ch == '"':
+                    in_string = not in_string
+
+        scan(emitted)
+        out: list[int] = []
+        for _ in range(MAX_CLOSE_STEPS):
+            if self.matcher.is_accepting() or self.matcher.is_stopped():
+                return out
+            mask = self.allowed()
+            order = self._close_inside if in_string else self._close_outside
+            pick = next((t for t in order if mask[t]), None)
+            if pick is None:
+                allowed = [int(t) for t in np.flatnonzero(mask) if t != self.eos]
+                if not allowed:
+                    break
+                pick = allowed[0]
+            self._consume(pick)
+            out.append(pick)
+            scan([pick])
+        raise StructuredError("could not close the JSON value within the step limit")
+
+
+@dataclass
+class StructuredResult:
+    value: Any
+    text: str
+    confidence: float
+    tokens: int
+    closed_by_grammar: bool
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    prefill_ms: float = 0.0
+    decode_ms: float = 0.0
+    mask_ms_per_token: float = 0.0
+    source: str = "local"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "text": self.text, "confidence": self.confidence, "tokens": self.tokens,
+                "truncated": self.closed_by_grammar, "source": self.source, **self.extra}
+
+
+def validate(value: Any, schema: dict[str, Any]) -> None:
+    from jsonschema import validators
+
+    validators.validator_for(schema)(schema).validate(value)
+
+
+def structured_on_worker(lm: LoadedModel, prompt: str, schema: dict[str, Any], prepared: dict[str, Any],
+                         max_tokens: int, prompt_tokens: int, cancel: CancelToken, chunk: int = 128
+                         ) -> StructuredResult:
+    """Generate a value for `schema` after `prompt` (prefix-only layout, capped at `prompt_tokens`)."""
+    constraint = JsonConstraint(lm, prepared)
+    ids = lm.builder.encode(prompt)[-prompt_tokens:] or [lm.tokenizer.eos_token_id or 0]
+    res = constrained_decode(lm, None, ids, constraint, constraint.stop, max_tokens, cancel, chunk)
+    out = [t for t in res.ids if t != constraint.eos]
+    closed = not res.stopped
+    if closed:
+        out += constraint.close(out)
+    text = lm.decode(out)
+    try:
+        value = json.loads(text)
+        validate(value, schema)
+    except Exception as exc:  # noqa: BLE001 - any failure here is a bug, reported instead of an invalid value
+        raise StructuredError(f"constrained output did not validate: {exc}; text {text[:200]!r}") from exc
+    free = [lp for lp, n in zip(res.logprobs, constraint.allowed_counts) if n > 1]
+    confidence = math.exp(sum(free) / len(free)) if free else 1.0
+    steps = max(1, len(constraint.allowed_counts))
+    return StructuredResult(value, text, confidence, len(out), closed, len(ids), res.reused_tokens, res.prefill_ms,
+                            res.decode_ms, constraint.mask_ms / steps)

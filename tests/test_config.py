@@ -1,0 +1,108 @@
+"""Settings: parsing and validation, and live changes over didChangeConfiguration (model reload)."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from conftest import SERVER_CMD, TINY_MODEL
+from lsphelpers import complete_texts, open_doc, position_at, stats
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from laya_lsp.config import Settings, SettingsError, documented_keys, parse_settings
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+
+def test_defaults_and_camel_case_keys():
+    s = parse_settings({"candidates": 3, "cacheBudgetMB": 64, "fallback": {"timeoutMs": 10}})
+    assert (s.candidates, s.cache_budget_mb, s.fallback.timeout_ms) == (3, 64, 10)
+    assert s.max_tokens == Settings().max_tokens
+
+
+def test_partial_updates_merge_over_the_current_settings():
+    base = parse_settings({"candidates": 2, "fallback": {"url": "http://127.0.0.1:1"}})
+    s = parse_settings({"fallback": {"threshold": 0.9}}, base)
+    assert s.candidates == 2 and s.fallback.url == "http://127.0.0.1:1" and s.fallback.threshold == 0.9
+
+
+@pytest.mark.parametrize(
+    "raw, words",
+    [
+        ({"candidates": "5"}, "candidates"),
+        ({"candidates": 0}, "between"),
+        ({"allowDownload": "yes"}, "true or false"),
+        ({"noSuchKey": 1}, "noSuchKey"),
+        ({"fallback": {"threshold": "x"}}, "threshold"),
+        ([1, 2], "object"),
+    ],
+)
+def test_bad_settings_are_rejected_with_the_key_named(raw, words):
+    with pytest.raises(SettingsError, match=words):
+        parse_settings(raw)
+
+
+def test_every_key_is_documented_in_readme():
+    for key in documented_keys():
+        assert f"`{key}`" in README, f"{key} missing from README's configuration table"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD))
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(
+        lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), process_id=None,
+                             initialization_options={"postprocess": False, "triggerRules": False})
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _configure(client: LanguageClient, settings: dict) -> None:
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": settings}))
+
+
+async def test_model_change_reloads_without_restart(client: LanguageClient, tmp_path: Path):
+    other = tmp_path / "other-model"
+    shutil.copytree(TINY_MODEL, other)
+    uri = "file:///cfg.py"
+    text = "def f(x):\n    return x\n# done"
+    open_doc(client, uri, text)
+    assert await complete_texts(client, uri, position_at(text, len(text)))
+    _configure(client, {"model": str(other)})
+    for _ in range(200):
+        st = await stats(client, recent=0)
+        if st["model"] and st["model"]["path"] == str(other):
+            break
+        await asyncio.sleep(0.05)
+    assert st["model"]["path"] == str(other)
+    assert await complete_texts(client, uri, position_at(text, len(text)))
+
+
+async def test_invalid_configuration_is_reported_and_ignored(client: LanguageClient):
+    _configure(client, {"candidates": "many"})
+    for _ in range(100):
+        if any("candidates" in m.message for m in client.messages):
+            break
+        await asyncio.sleep(0.05)
+    assert any(m.type == lsp.MessageType.Error and "candidates" in m.message for m in client.messages)
+    uri = "file:///still.py"
+    text = "x = 1\n# ok"
+    open_doc(client, uri, text)
+    assert await complete_texts(client, uri, position_at(text, len(text)))
+
+
+async def test_bad_model_path_is_reported_and_server_keeps_serving(client: LanguageClient, tmp_path: Path):
+    _configure(client, {"model": str(tmp_path / "missing")})
+    for _ in range(100):
+        if any("missing" in m.message for m in client.messages):
+            break
+        await asyncio.sleep(0.05)
+    assert any(m.type == lsp.MessageType.Error and "does not exist" in m.message for m in client.messages)
+    uri = "file:///keep.py"
+    text = "y = 2\n# ok"
+    open_doc(client, uri, text)
+    assert await complete_texts(client, uri, position_at(text, len(text))), "the previous model keeps serving"
