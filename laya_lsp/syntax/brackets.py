@@ -126,6 +126,6 @@ def balance(text: str, spec: LanguageSpec) -> str:
     if not scan.unclosed:
         return text
     closers = "".join(OPEN_TO_CLOSE[ch] for _, ch in reversed(scan.unclosed))
-    body = text.rstrip(" \t")
-    head = body.rstrip(";,")  # `f(g(1);` → `f(g(1));`: closers go before the statement's terminator
-    return head + closers + body[len(head):]
+    body = text.rstrip()
+    head = body.rstrip(";")  # `f(g(1);` → `f(g(1));`: closers go before the statement's terminator
+    return head + closers + body[len(head):] + text[len(body):]

@@ -92,9 +92,14 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
     return text, applied
 
 
-def _fixes(text: str, ctx: CursorContext, doc: SyntaxDocument) -> list[tuple[str, str]]:
-    """Candidate repairs in order of preference, each as (rule name, repaired text)."""
+def _fixes(full: str, ctx: CursorContext, doc: SyntaxDocument) -> list[tuple[str, str]]:
+    """Candidate repairs in order of preference, each as (rule name, repaired text).
+
+    Trailing whitespace (the line break put before following code, a CRLF) stays where it is.
+    """
     spec = doc.spec
+    text = full.rstrip()
+    tail = full[len(text):]
     scan = scan_brackets(text, spec, ctx.in_string)
     out = []
     if scan.unclosed and not scan.outer_closers:  # closing cannot repair a stray closer
@@ -113,7 +118,7 @@ def _fixes(text: str, ctx: CursorContext, doc: SyntaxDocument) -> list[tuple[str
     for name, fixed in out:
         if fixed.strip() and fixed not in seen:
             seen.add(fixed)
-            unique.append((name, fixed))
+            unique.append((name, fixed + tail))
     return unique[:MAX_FIXES_PER_CANDIDATE]
 
 

@@ -118,6 +118,10 @@ CASES = [
                  █return total / n
              """),
          "n = len(xs)", "n = len(xs)\n    ", plan="line_before_code", rules=("line_break_before_code",)),
+    Case("brackets are closed before the line break above existing code", "python",
+         "def f(a):\n    x = 1\n█    return y\n",
+         "    y = max(a, [x, 2", "    y = max(a, [x, 2])\n", plan="line_before_code",
+         rules=("balance_brackets",)),
     Case("block above existing code after an opener", "python",
          src("""
              def f(items):
