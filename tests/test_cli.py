@@ -1,0 +1,68 @@
+"""The command line: help, doctor, complete, and the BLAS re-exec."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import TINY_MODEL
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYA = [sys.executable, "-m", "laya_lsp"]
+
+
+def run(*args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*LAYA, *args], capture_output=True, text=True, timeout=120, check=check, env=env)
+
+
+def test_help_documents_every_command_and_option():
+    top = run("--help").stdout
+    for cmd in ("serve", "complete", "doctor"):
+        assert cmd in top
+    serve = run("serve", "--help").stdout
+    for opt in ("--tcp", "--host", "--port", "--allow-remote", "--model", "--allow-download", "--settings"):
+        assert opt in serve
+    assert "--inline" in run("complete", "--help").stdout
+
+
+def test_doctor_reports_blas_device_and_model():
+    info = json.loads(run("doctor", "--json", "--model", str(TINY_MODEL)).stdout)
+    assert info["mlx_device"].startswith("Device(")
+    assert info["model"]["path"] == str(TINY_MODEL)
+    assert info["blas"]
+    if sys.platform == "linux" and info["blas_library_found"]:
+        assert info["blas"].startswith("OpenBLAS"), "an installed OpenBLAS must be the active BLAS"
+
+
+def test_doctor_names_a_missing_model():
+    info = json.loads(run("doctor", "--json", "--model", "/nonexistent/model").stdout)
+    assert "does not exist" in info["model"]["error"]
+
+
+def test_complete_prints_candidates_and_timings(tmp_path: Path):
+    src = tmp_path / "a.py"
+    src.write_text("def add(a, b):\n    return a + b\n# add two numbers and\n")
+    out = run("complete", f"{src}:3:22", "--model", str(TINY_MODEL), "--repeat", "2", "--json",
+              "--settings", '{"postprocess": false}').stdout
+    data = json.loads(out)
+    runs = data["runs"]
+    assert len(runs) == 2 and runs[0]["candidates"]
+    assert runs[1]["stats"]["reused_tokens"] == runs[1]["stats"]["prompt_tokens"] - 1
+    for key in ("queue_ms", "prefill_ms", "decode_ms", "total_ms", "prompt_tokens", "decode_tokens"):
+        assert key in runs[0]["stats"]
+
+
+def test_complete_rejects_positions_outside_the_file(tmp_path: Path):
+    src = tmp_path / "b.py"
+    src.write_text("x = 1\n")
+    res = run("complete", f"{src}:9:1", "--model", str(TINY_MODEL), check=False)
+    assert res.returncode != 0 and "outside the file" in res.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the preload is Linux-only")
+def test_serve_refuses_remote_host_without_flag():
+    res = run("serve", "--tcp", "--host", "0.0.0.0", "--port", "0", check=False)
+    assert res.returncode == 2 and "--allow-remote" in res.stderr
