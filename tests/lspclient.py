@@ -203,12 +203,10 @@ class LspClient:
             return
         finally:
             self.closed.set()
-            for fut in self._pending.values():
+            for fut in [*self._pending.values(), *(f for _p, f in self._notify_waiters)]:
                 if not fut.done():
                     fut.set_exception(ServerGone("server closed the connection"))
-            for _pred, fut in self._notify_waiters:
-                if not fut.done():
-                    fut.set_exception(ServerGone("server closed the connection"))
+                    fut.add_done_callback(lambda f: f.exception())  # nobody may be waiting: no warning
 
     async def _dispatch(self, msg: Any) -> None:
         if not isinstance(msg, dict):
@@ -269,6 +267,15 @@ class LspClient:
             return await asyncio.wait_for(asyncio.shield(fut), timeout or self.default_timeout)
         except asyncio.TimeoutError:
             raise LspTimeout(f"no response to {what} within {timeout or self.default_timeout}s") from None
+
+    async def wait_for_id(self, rid: Any, timeout: float | None = None) -> dict:
+        """The (first) response with id `rid`, also for requests written with `write_raw`."""
+        if self._responses.get(rid):
+            return self._responses[rid][0]
+        fut = self._pending.get(rid)
+        if fut is None:
+            fut = self._pending[rid] = asyncio.get_running_loop().create_future()
+        return await self.wait_response(fut, timeout, f"id {rid!r}")
 
     async def request(self, method: str, params: Any = None, timeout: float | None = None, **kw: Any) -> dict:
         """Send a request and wait for its raw response (a dict with `result` or `error`)."""
@@ -389,3 +396,52 @@ async def with_timeout(aw: Awaitable[Any], seconds: float, what: str) -> Any:
         return await asyncio.wait_for(aw, seconds)
     except asyncio.TimeoutError:
         raise LspTimeout(f"{what} took more than {seconds}s") from None
+
+
+class BlockingSession:
+    """A server driven from a private event loop, for synchronous tests (hypothesis `@given` functions).
+
+        s = BlockingSession(cmd); s.run(s.c.did_open(...)); resp = s.run(s.c.completion(...)); s.close()
+    """
+
+    def __init__(self, cmd: list[str], initialize: bool = True, env: dict[str, str] | None = None,
+                 default_timeout: float = 30.0, **init_kw: Any) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.c: LspClient = self.run(LspClient.spawn(cmd, env=env, default_timeout=default_timeout))
+        self.init_result = self.run(self.c.initialize(**init_kw)) if initialize else None
+
+    def run(self, aw: Awaitable[Any]) -> Any:
+        return self.loop.run_until_complete(aw)
+
+    def close(self) -> None:
+        self.run(self.c.close())
+        self.loop.close()
+
+
+def lsp_lines(text: str) -> list[str]:
+    """Lines as LSP 3.18 defines them: only \\n, \\r\\n and \\r end a line (not \\f, \\x85, \\u2028, ...)."""
+    out, start, i, n = [], 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\n" or ch == "\r":
+            end = i + 2 if ch == "\r" and i + 1 < n and text[i + 1] == "\n" else i + 1
+            out.append(text[start:end])
+            start = i = end
+        else:
+            i += 1
+    out.append(text[start:])
+    return out
+
+
+def position_at(text: str, offset: int, encoding: str = "utf-16") -> dict[str, int]:
+    """The LSP position of a str offset, with `character` in the encoding's code units."""
+    line_start, line = 0, 0
+    for chunk in lsp_lines(text):
+        body = chunk.rstrip("\r\n")
+        if offset <= line_start + len(body) or line_start + len(chunk) > offset:
+            col = text[line_start: min(offset, line_start + len(body))]
+            units = len(col.encode("utf-16-le")) // 2 if encoding == "utf-16" else len(col.encode(encoding))
+            return {"line": line, "character": units}
+        line_start += len(chunk)
+        line += 1
+    raise ValueError(f"offset {offset} past the end of a {len(text)}-character text")

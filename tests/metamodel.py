@@ -297,6 +297,7 @@ def validate_schema(schema: dict, value: Any, path: str = "$") -> list[str]:
 
 # -- whole sessions ---------------------------------------------------------------------------------------
 _PROGRESS = {"begin": "WorkDoneProgressBegin", "report": "WorkDoneProgressReport", "end": "WorkDoneProgressEnd"}
+INVALID = "<invalid request>"
 _ENVELOPE_KEYS = {"jsonrpc", "id", "method", "params", "result", "error"}
 
 
@@ -309,6 +310,24 @@ class SessionReport:
     def count(self, kind: str) -> None:
         self.validated += 1
         self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
+
+
+def _valid_id(v: Any) -> bool:
+    return isinstance(v, str) or _is_int(v)
+
+
+def _messages_in_raw(raw: bytes) -> list[dict]:
+    """JSON objects that start right after a header block in raw bytes (whatever their Content-Length says)."""
+    out = []
+    for m in re.finditer(rb"\r\n\r\n", raw):
+        try:
+            text = raw[m.end():].decode("utf-8", "replace")
+            value, _ = json.JSONDecoder().raw_decode(text)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
 
 
 class SessionValidator:
@@ -324,8 +343,16 @@ class SessionValidator:
         client_requests: dict[Any, str] = {}
         answered: dict[Any, int] = {}
         progress_state: dict[Any, str] = {}  # token → "created" | "begun" | "ended"
+        # Requests written raw (malformed-input tests, split writes): scan all raw bytes the client wrote.
+        raw = b"".join(r.raw for r in records if r.direction == "sent" and r.msg is None)
+        for raw_msg in _messages_in_raw(raw):
+            if _valid_id(raw_msg.get("id")):
+                m = raw_msg.get("method")
+                client_requests[raw_msg["id"]] = m if isinstance(m, str) and raw_msg.get("jsonrpc") == "2.0" else INVALID
         for i, rec in enumerate(records):
             msg = rec.msg
+            if rec.direction == "sent" and msg is None:
+                continue  # raw writes: scanned above
             if rec.direction == "sent":
                 if isinstance(msg, dict) and "method" in msg and "id" in msg:
                     client_requests[msg["id"]] = msg["method"]
@@ -360,6 +387,8 @@ class SessionValidator:
                     errs.append(f"second response to request id {rid!r}")
                 if "error" in msg:
                     pass  # the envelope check covers ResponseError
+                elif method == INVALID:
+                    errs.append("a result for an invalid request (an error was due)")
                 elif method is not None and method.startswith("laya/"):
                     schema = self.custom.get(method)
                     if schema is None:

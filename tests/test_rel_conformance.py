@@ -13,7 +13,12 @@ from metamodel import METAMODEL_PATH, SessionValidator
 pytestmark = pytest.mark.skipif(not METAMODEL_PATH.exists(), reason=f"{METAMODEL_PATH} missing (../shared)")
 
 URI = "file:///work/conformance%20demo.py"
-TEXT = 'import os\n\n\ndef greet(name):\n    """Say hello 👋 to 世界."""\n    return "hi " + name\n\n\ngre'
+TEXT = 'import os\n\n\ndef greet(name):\n    """Say hello 👋 to 世界."""\n    return "hi " + name\n\n\n# 👋 call greet with the '
+
+
+def units(s: str, encoding: str) -> int:
+    """Length of `s` in the negotiated position encoding's code units."""
+    return len(s.encode("utf-16-le")) // 2 if encoding == "utf-16" else len(s.encode(encoding))
 
 
 @pytest.mark.parametrize("encodings", [["utf-16"], ["utf-8", "utf-16"]], ids=["utf16", "utf8"])
@@ -33,26 +38,28 @@ async def test_full_session_conforms(encodings):
         await c.notify("initialized", {})
         await c.did_open(URI, TEXT)
 
-        last = TEXT.count("\n")
-        first = await c.completion(URI, last, 3)
+        # Completions in a comment: the tiny random model's code is rejected by the syntax check, prose is not.
+        enc = encodings[0]
+        last, end = TEXT.count("\n"), units(TEXT.rsplit("\n", 1)[1], enc)
+        first = await c.completion(URI, last, end)
         assert first["result"]["items"], "no completion items"
-        inline = await c.inline_completion(URI, last, 3)
+        inline = await c.inline_completion(URI, last, end)
         assert inline["result"]["items"]
-        # Type "et(" after "gre" and ask again; then an edit on the emoji line (UTF-16 vs UTF-8 columns differ).
-        await c.did_change(URI, 2, [{"range": {"start": {"line": last, "character": 3},
-                                               "end": {"line": last, "character": 3}}, "text": "et("}])
-        second = await c.completion(URI, last, 6)
+        # Type "wor" and ask again (columns after the emoji differ between UTF-16 and UTF-8).
+        await c.did_change(URI, 2, [{"range": {"start": {"line": last, "character": end},
+                                               "end": {"line": last, "character": end}}, "text": "wor"}])
+        second = await c.completion(URI, last, end + 3)
         assert "result" in second
         stats = await c.call("laya/stats", {"recent": 5})
         assert stats["recent"][-1]["status"] == "ok"
         doc = await c.call("laya/documentText", {"uri": URI})
-        assert doc["text"].endswith("greet(") and doc["version"] == 2
+        assert doc["text"] == TEXT + "wor" and doc["version"] == 2
         # Invalid settings: the server must say so with window/showMessage (validated like everything else).
         await c.notify("workspace/didChangeConfiguration", {"settings": {"laya": {"candidates": "many"}}})
         shown = await c.wait_notification("window/showMessage", timeout=10)
         assert shown["params"]["type"] == 1 and "candidates" in shown["params"]["message"]
         # A request after the settings change still works (the invalid settings were ignored).
-        assert (await c.completion(URI, last, 6))["result"] is not None
+        assert (await c.completion(URI, last, end + 3))["result"] is not None
         code = await c.shutdown_and_exit()
         assert code == 0
     finally:
