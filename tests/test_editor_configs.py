@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from laya_lsp.config import SettingsError, documented_keys, parse_settings
 
 if sys.version_info >= (3, 11):

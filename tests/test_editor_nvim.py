@@ -46,7 +46,7 @@ def nvim() -> str:
     ensure_test_deps()
     path = venv_bin("nvim")
     assert path, "nvim not found after editors/scripts/install-test-deps.sh"
-    version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
+    version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30, check=True).stdout
     m = re.search(r"NVIM v(\d+)\.(\d+)", version)
     assert m and (int(m[1]), int(m[2])) >= (0, 11), f"need Neovim 0.11+, got {version.splitlines()[:1]}"
     return path
@@ -62,12 +62,12 @@ def _env(server_cmd: list[str], log: Path) -> dict[str, str]:
 
 
 # -- headless ---------------------------------------------------------------------------------------------------
-def run_headless(nvim: str, tmp: Path, server_cmd: list[str]) -> dict[str, Any]:
+def run_headless(nvim: str, tmp: Path, server_cmd: list[str], legacy: bool = False) -> dict[str, Any]:
     src = tmp / "example.py"
     src.write_text(SOURCE.replace("x = os\n", "x = os.\n"))
     out = tmp / "result.json"
     env = {**os.environ, **_env(server_cmd, tmp / "lsp.jsonl"),
-           "LAYA_FILE": str(src), "LAYA_LINE": str(LINE), "LAYA_OUT": str(out)}
+           "LAYA_FILE": str(src), "LAYA_LINE": str(LINE), "LAYA_OUT": str(out), "LAYA_FORCE_LEGACY": str(int(legacy))}
     subprocess.run([nvim, "--headless", "--clean", "-c", f"luafile {HELPERS / 'nvim_headless.lua'}"],
                    env=env, cwd=tmp, timeout=90, check=False, capture_output=True)
     return json.loads(out.read_text()) if out.exists() else {"errors": ["nvim wrote no result"]}
@@ -98,8 +98,13 @@ def check_headless(r: dict[str, Any]) -> None:
     assert len(items) <= TEST_SETTINGS["candidates"]
 
 
-def test_headless_nvim_gets_laya_candidates(nvim: str, tmp_path: Path) -> None:
-    check_headless(run_headless(nvim, tmp_path, SERVER_CMD))
+@pytest.mark.parametrize("path", ["lsp-enable", "legacy-lsp-start"])
+def test_headless_nvim_gets_laya_candidates(nvim: str, tmp_path: Path, path: str) -> None:
+    """Both of the plugin's ways to start the server: vim.lsp.config/enable (0.11+) and vim.lsp.start (0.8-0.10)."""
+    legacy = path == "legacy-lsp-start"
+    result = run_headless(nvim, tmp_path, SERVER_CMD, legacy=legacy)
+    assert result["start_path"] == ("vim.lsp.start" if legacy else "vim.lsp.enable")
+    check_headless(result)
 
 
 def test_headless_nvim_check_fails_when_server_exits(nvim: str, tmp_path: Path) -> None:

@@ -1,9 +1,15 @@
 -- Headless Neovim driven by tests/test_editor_nvim.py: the laya plugin starts the server, then this script asks
 -- for completion, inline completion and laya/stats through Neovim's own LSP client and writes what came back.
 -- Env: LAYA_PLUGIN_DIR, LAYA_SERVER_CMD (JSON list), LAYA_SETTINGS (JSON object), LAYA_FILE, LAYA_LINE (0-based),
--- LAYA_TEE_LOG (stop waiting once the server has exited), LAYA_OUT (result JSON).
+-- LAYA_TEE_LOG (stop waiting once the server has exited), LAYA_OUT (result JSON), LAYA_FORCE_LEGACY ("1": the
+-- plugin's Neovim 0.8-0.10 code path).
 local env = vim.env
 vim.opt.rtp:prepend(env.LAYA_PLUGIN_DIR)
+if env.LAYA_FORCE_LEGACY == "1" then
+  -- Take the Neovim 0.8-0.10 path (vim.lsp.start on FileType) on this 0.11 binary.
+  vim.lsp.config = nil
+  vim.lsp.enable = nil
+end
 local laya = require("laya")
 laya.setup({
   cmd = vim.json.decode(env.LAYA_SERVER_CMD),
@@ -11,7 +17,8 @@ laya.setup({
   keymaps = false,
 })
 
-local out = { nvim = tostring(vim.version()), errors = {} }
+local out = { nvim = tostring(vim.version()), errors = {},
+  start_path = vim.lsp.config == nil and "vim.lsp.start" or "vim.lsp.enable" }
 local function finish()
   local f = assert(io.open(env.LAYA_OUT, "w"))
   f:write(vim.json.encode(out))

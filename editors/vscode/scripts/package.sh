@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v npm >/dev/null || { echo "package.sh: needs node and npm (e.g. apt-get install nodejs npm)" >&2; exit 1; }
 bash scripts/npm-ci.sh . >&2
+# Every server setting from laya_lsp/config.py into package.json's contributes.configuration.
+python=${LAYA_PYTHON:-../../.venv/bin/python}
+[ -x "$python" ] || python=python3
+PYTHONPATH=../.. "$python" scripts/sync_settings.py
 npx tsc --noEmit -p . >&2
 npx esbuild src/extension.ts --bundle --outfile=out/extension.js --external:vscode --format=cjs \
   --platform=node --target=node18 --minify --log-level=warning >&2

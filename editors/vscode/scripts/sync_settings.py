@@ -1,9 +1,10 @@
 """Write the `laya.*` settings of package.json (contributes.configuration) from laya_lsp/config.py.
 
     python editors/vscode/scripts/sync_settings.py          # rewrite package.json
-    python editors/vscode/scripts/sync_settings.py --check  # exit 1 if package.json is out of date
+    python editors/vscode/scripts/sync_settings.py --check  # exit 1 if a server setting is missing or differs
 
-tests/test_editor_vscode.py runs the check, so a setting added to the server shows up in VS Code's settings UI.
+package.sh runs it before packaging, so a .vsix always lists every server setting; tests/test_editor_vscode.py runs
+the check (keys, types, defaults and limits; not descriptions), so the committed package.json keeps up too.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ DESCRIPTIONS = {
     "complete_in_strings": "Offer completions inside string literals.",
     "trigger_rules": "Let the syntax rules decline to complete (mid-word, code right after the cursor, ...).",
     "postprocess": "Clean candidates with tree-sitter; off gives the model's raw lines.",
+    "typed_through": "Answer from a shown candidate while you type through it, without running the model.",
+    "speculative": "After an answer, precompute the next one as if its first line were accepted.",
+    "warm_up": "Prefill a file's cache when it is opened or focused, so the first completion is fast.",
+    "cross_file_tokens": "Prompt budget for chunks of other recently used files; 0 turns it off.",
     "decision_tokens": "Token budget for laya/decide answers.",
     "decision_threshold": "Confidence under which a decision is handed to the fallback model.",
     "fallback.url": "OpenAI-compatible server for low-confidence work; empty: no fallback.",
@@ -84,10 +89,13 @@ def server_properties() -> dict[str, dict[str, Any]]:
 
 
 def properties() -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    for i, (key, prop) in enumerate({**CLIENT_SETTINGS, **server_properties()}.items()):
-        out[key] = {**prop, "order": i}
-    return out
+    return {**CLIENT_SETTINGS, **server_properties()}
+
+
+def _essentials(props: dict[str, dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
+    """What must match between package.json and config.py: the keys, types, defaults and limits."""
+    return {k: (p.get("type"), json.dumps(p.get("default")), p.get("minimum"), p.get("maximum"))
+            for k, p in props.items()}
 
 
 def main(argv: list[str]) -> int:
@@ -95,10 +103,11 @@ def main(argv: list[str]) -> int:
     wanted = properties()
     current = pkg["contributes"]["configuration"]["properties"]
     if "--check" in argv:
-        if current != wanted:
-            missing = sorted(set(wanted) - set(current))
-            extra = sorted(set(current) - set(wanted))
-            changed = sorted(k for k in set(wanted) & set(current) if wanted[k] != current[k])
+        want, have = _essentials(wanted), _essentials(current)
+        if want != have:
+            missing = sorted(set(want) - set(have))
+            extra = sorted(set(have) - set(want))
+            changed = sorted(k for k in set(want) & set(have) if want[k] != have[k])
             print(f"package.json settings out of date: missing {missing}, extra {extra}, changed {changed}; "
                   "run: python editors/vscode/scripts/sync_settings.py", file=sys.stderr)
             return 1
