@@ -18,7 +18,7 @@ from .plan import CompletionPlan, SyntaxSettings
 from .validate import CandidateChecker
 
 MAX_CHECKS_PER_REQUEST = 12  # parses per request, fixes included: bounds the latency
-MAX_FIXES_PER_CANDIDATE = 3
+MAX_FIXES_PER_CANDIDATE = 2
 MAX_CANDIDATE_CHARS = 8000  # far beyond any token budget; bounds the work on pathological model output
 
 
@@ -116,7 +116,7 @@ def _fixes(full: str, ctx: CursorContext, doc: SyntaxDocument) -> list[tuple[str
     seen = {text}
     unique = []
     for name, fixed in out:
-        if fixed.strip() and fixed not in seen:
+        if any(c.isalnum() for c in fixed) and fixed not in seen:  # `+` alone is not worth a parse
             seen.add(fixed)
             unique.append((name, fixed + tail))
     return unique[:MAX_FIXES_PER_CANDIDATE]
