@@ -1,0 +1,159 @@
+"""The single-worker scheduler with fake jobs (no model): latest-wins, fairness, bounds, background, debounce."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from laya_lsp.engine.decode import Cancelled
+from laya_lsp.engine.scheduler import Job, Scheduler
+
+
+class Gate:
+    """A job body that blocks until released, checking its cancel token like prefill does."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, job: Job) -> str:
+        self.started.set()
+        while not self.release.wait(0.005):
+            job.token.check()
+        return job.key
+
+
+def make(key: str, run=None, **kw) -> Job:
+    return Job(key=key, run=run or (lambda j: j.key), on_drop=lambda j, reason: reason, **kw)
+
+
+@pytest.fixture
+def sched():
+    s = Scheduler(max_queue=4)
+    yield s
+    s.stop()
+    s.join(2)
+
+
+def test_runs_jobs_in_arrival_order_across_documents(sched: Scheduler):
+    gate = Gate()
+    blocker = sched.submit(make("busy", gate))
+    gate.started.wait(2)
+    order: list[str] = []
+    jobs = [sched.submit(make(k, lambda j: order.append(j.key) or j.key)) for k in ("a", "b", "c")]
+    gate.release.set()
+    assert [j.future.result(2) for j in jobs] == ["a", "b", "c"]
+    assert order == ["a", "b", "c"] and blocker.future.result(2) == "busy"
+
+
+def test_newer_job_supersedes_queued_and_running_for_the_same_document(sched: Scheduler):
+    gate = Gate()
+    running = sched.submit(make("doc", gate))
+    gate.started.wait(2)
+    queued = sched.submit(make("doc"))
+    newest = sched.submit(make("doc"))
+    assert queued.future.result(2) == "superseded"
+    assert running.future.result(2) == "superseded", "the running job stops at its next check"
+    assert newest.future.result(2) == "doc"
+
+
+def test_queue_is_bounded_dropping_the_oldest(sched: Scheduler):
+    gate = Gate()
+    sched.submit(make("busy", gate))
+    gate.started.wait(2)
+    jobs = [sched.submit(make(f"d{i}")) for i in range(6)]
+    gate.release.set()
+    results = [j.future.result(2) for j in jobs]
+    assert results[:2] == ["dropped", "dropped"] and results[2:] == ["d2", "d3", "d4", "d5"]
+    assert sched.dropped == 2
+
+
+def test_cancel_queued_and_running(sched: Scheduler):
+    gate = Gate()
+    running = sched.submit(make("r", gate))
+    gate.started.wait(2)
+    queued = sched.submit(make("q"))
+    sched.cancel(queued)
+    assert queued.future.result(1) == "cancelled"
+    sched.cancel(running)
+    assert running.future.result(2) == "cancelled"
+
+
+def test_background_work_yields_and_is_cancelled_by_real_work(sched: Scheduler):
+    gate = Gate()
+    bg = sched.submit(make("bg", gate, background=True))
+    gate.started.wait(2)
+    real = sched.submit(make("real"))
+    assert bg.future.result(2) == "cancelled"
+    assert real.future.result(2) == "real"
+    # Queued background work waits while real work is queued.
+    gate2 = Gate()
+    sched.submit(make("busy", gate2))
+    gate2.started.wait(2)
+    order: list[str] = []
+    b2 = sched.submit(make("bg2", lambda j: order.append("bg2") or "bg2", background=True))
+    r2 = sched.submit(make("r2", lambda j: order.append("r2") or "r2"))
+    gate2.release.set()
+    assert r2.future.result(2) == "r2"
+    assert b2.future.result(2) == "cancelled" and order == ["r2"]
+
+
+def test_debounce_waits_unless_the_probe_says_the_job_is_nearly_free(sched: Scheduler):
+    t0 = time.perf_counter()
+    slow = sched.submit(make("a", debounce_s=0.3, probe=lambda j: False))
+    slow.future.result(2)
+    assert time.perf_counter() - t0 >= 0.28 and slow.debounced_s >= 0.28
+    t1 = time.perf_counter()
+    fast = sched.submit(make("b", debounce_s=0.3, probe=lambda j: True))
+    fast.future.result(2)
+    assert time.perf_counter() - t1 < 0.25 and fast.debounced_s == 0
+
+
+def test_a_superseded_debounce_never_runs(sched: Scheduler):
+    ran: list[int] = []
+    first = sched.submit(make("a", lambda j: ran.append(1), debounce_s=0.2, probe=lambda j: False))
+    second = sched.submit(make("a", lambda j: ran.append(2), debounce_s=0.0))
+    assert first.future.result(2) == "superseded"
+    second.future.result(2)
+    assert ran == [2]
+
+
+def test_control_calls_run_before_queued_jobs(sched: Scheduler):
+    gate = Gate()
+    sched.submit(make("busy", gate))
+    gate.started.wait(2)
+    order: list[str] = []
+    job = sched.submit(make("j", lambda j: order.append("job")))
+    call = sched.call(lambda: order.append("control"))
+    gate.release.set()
+    call.result(2)
+    job.future.result(2)
+    assert order == ["control", "job"]
+
+
+def test_a_failing_job_does_not_kill_the_worker(sched: Scheduler):
+    def boom(job: Job) -> None:
+        raise RuntimeError("model exploded")
+
+    bad = sched.submit(make("x", boom))
+    with pytest.raises(RuntimeError, match="exploded"):
+        bad.future.result(2)
+    assert sched.submit(make("y")).future.result(2) == "y"
+
+
+def test_drop_without_callback_raises_cancelled():
+    s = Scheduler(max_queue=1)
+    try:
+        gate = Gate()
+        s.submit(Job(key="busy", run=gate))
+        gate.started.wait(2)
+        old = s.submit(Job(key="a", run=lambda j: "a"))
+        s.submit(Job(key="b", run=lambda j: "b"))
+        with pytest.raises(Cancelled):
+            old.future.result(2)
+        gate.release.set()
+    finally:
+        s.stop()
+        s.join(2)
