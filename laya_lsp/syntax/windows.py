@@ -2,8 +2,9 @@
 
 Top-level children of the root always parse standalone. Inside them the search descends into bodies: a
 Python block becomes standalone under synthetic `if 1:` headers that reproduce each enclosing indentation
-level; a brace-language block or class body under a synthetic wrapper (`function _() {` … `}`). The window
-is then only the statements around the cursor, a few hundred bytes, whatever the file size.
+level; a brace-language block or class body under a synthetic wrapper (`function _w() {` … `}`). The window
+is then only the statements around the cursor, a few hundred bytes, whatever the file size. Where errors have
+broken the tree's structure, indentation finds the enclosing statement or block instead.
 """
 
 from __future__ import annotations
@@ -303,7 +304,8 @@ def choose_window(doc: SyntaxDocument, byte: int) -> Window | None:
                 break
             header, footer = wrappers[inner.type]  # a block's inside parses alone in its own wrapper
         node = inner
-    if window.end - window.start > SMALL_WINDOW_BYTES:
+    if window.end - window.start > SMALL_WINDOW_BYTES and doc.tree.root_node.has_error:
+        # Errors may have broken the tree's structure; indentation may find a tighter window.
         by_text = python_text_window(data, byte) if python else brace_text_window(data, byte, doc.language or "")
         if by_text is not None and by_text.end - by_text.start < window.end - window.start:
             window = by_text
