@@ -6,15 +6,19 @@ Runs both in fresh subprocesses in one go and prints the ratio; saves JSON under
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import subprocess
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import save  # noqa: E402
+# benchmarks/typing.py would shadow the standard library's `typing` while this folder is on sys.path.
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.common import save  # noqa: E402
 
 PROBE = """
 import json, time, mlx.core as mx

@@ -234,6 +234,7 @@ class CompletionService:
         result.stats.total_ms += result.stats.postprocess_ms
         result.stats.extra["rejected"] = rejected
         result.stats.extra["plan"] = plan.reason
+        result.stats.extra["top_rules"] = suggestions[0].rules if suggestions else []
         return Answer(suggestions, plan, result, rejected)
 
     @staticmethod
