@@ -167,13 +167,6 @@ class LayaServer(LanguageServer):
             self._load_task = asyncio.ensure_future(self.load_model())
 
 
-def _offset(lines: list[str], pos: Any) -> int:
-    """`str` index of a (line, code point column) position; past-the-end lines clamp to the end."""
-    if pos.line >= len(lines):
-        return sum(len(x) for x in lines)
-    return sum(len(x) for x in lines[: pos.line]) + min(pos.character, len(lines[pos.line]))
-
-
 class _FlushingWriter:
     def __init__(self, stream: Any) -> None:
         self._stream = stream
@@ -243,11 +236,12 @@ def _register_lifecycle(server: LayaServer) -> None:
         codec = ls.workspace.position_codec
         for change in params.content_changes:
             if isinstance(change, lsp.TextDocumentContentChangePartial):
-                # Convert with the negotiated position encoding (UTF-16, UTF-8 or UTF-32) on the text as it
-                # is before this change, exactly as pygls does for its own copy.
-                lines = sdoc.text.splitlines(keepends=True)
-                rng = codec.range_from_client_units(lines, change.range)
-                sdoc.replace(_offset(lines, rng.start), _offset(lines, rng.end), change.text)
+                # LSP lines (\n, \r\n, \r only: splitlines() would also break at \f, \v, \u2028 ...) and
+                # the negotiated position encoding, on the text as it is before this change.
+                r, enc = change.range, str(getattr(codec.encoding, "value", codec.encoding) or "utf-16")
+                lo = sdoc.offset_at(r.start.line, r.start.character, enc)
+                hi = sdoc.offset_at(r.end.line, r.end.character, enc)
+                sdoc.replace(min(lo, hi), max(lo, hi), change.text)
                 ls.completions.pasted(uri, change.text)
             else:
                 sdoc.set_text(change.text)
