@@ -259,7 +259,8 @@ CUSTOM_RESULT_SCHEMAS: dict[str, dict] = {
         "type": ["object", "null"],
         "required": ["uri", "text", "version"],
         "additionalProperties": False,
-        "properties": {"uri": {"type": "string"}, "text": {"type": "string"}, "version": {"type": ["integer", "null"]}},
+        "properties": {"uri": {"type": "string"}, "text": {"type": "string"}, "version": {"type": ["integer", "null"]},
+                       "syntaxInStep": {"type": ["boolean", "null"]}, "treeInStep": {"type": ["boolean", "null"]}},
     },
 }
 _JSON_TYPES = {
