@@ -157,8 +157,9 @@ class JsonConstraint:
         self.consumed += 1
 
     def __call__(self, tokens: mx.array, logits: mx.array) -> mx.array:
-        for t in tokens.tolist()[self.consumed :]:  # type: ignore[union-attr, index]
-            self._consume(int(t))
+        seen: list[int] = tokens.tolist()  # type: ignore[assignment]
+        for t in seen[self.consumed :]:
+            self._consume(t)
         mask = self.allowed()
         self.allowed_counts.append(int(mask.sum()))
         return mx.where(mx.array(mask)[None], logits, -mx.inf)
@@ -244,7 +245,7 @@ def structured_on_worker(lm: LoadedModel, prompt: str, schema: dict[str, Any], p
     try:
         value = json.loads(text)
         validate(value, schema)
-    except Exception as exc:  # noqa: BLE001 - any failure here is a bug, reported instead of an invalid value
+    except Exception as exc:  # any failure here is a bug, reported instead of an invalid value
         raise StructuredError(f"constrained output did not validate: {exc}; text {text[:200]!r}") from exc
     free = [lp for lp, n in zip(res.logprobs, constraint.allowed_counts) if n > 1]
     confidence = math.exp(sum(free) / len(free)) if free else 1.0

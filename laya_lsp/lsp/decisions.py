@@ -159,7 +159,8 @@ def _structured_prompt(ls: LayaServer, params: dict[str, Any]) -> str:
     parts: list[str] = []
     td, rng = params.get("textDocument"), params.get("range")
     if td is not None or rng is not None:
-        doc = _open_doc(ls, td.get("uri")) if isinstance(td, dict) and isinstance(td.get("uri"), str) else None
+        uri = td.get("uri") if isinstance(td, dict) else None
+        doc = _open_doc(ls, uri) if isinstance(uri, str) else None
         if doc is None or not isinstance(rng, dict):
             raise _invalid("textDocument must be an open document and range a {start, end} range")
         try:
@@ -181,7 +182,7 @@ def _structured_prompt(ls: LayaServer, params: dict[str, Any]) -> str:
 async def _structured(ls: LayaServer, params: Any) -> dict[str, Any]:
     if not isinstance(params, dict):
         raise _invalid("laya/structured params must be an object")
-    schema = params.get("schema")
+    schema: dict[str, Any] = params.get("schema")  # type: ignore[assignment]  # checked by prepare_schema
     try:
         prepared = structured.prepare_schema(schema)
     except structured.SchemaError as exc:
