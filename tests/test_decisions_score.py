@@ -59,3 +59,21 @@ def test_constrained_decode_only_emits_allowed_tokens(lm):
 
     res = constrained_decode(lm, None, lm.builder.encode("hello"), processor, lambda t: False, 12)
     assert len(res.ids) == 12 and set(res.ids) <= set(allowed) and not res.stopped
+
+
+def test_calibration_fit_recovers_a_known_temperature():
+    """Answers drawn from softmax(s / 2) for fixed scores: the fitted temperature comes out near 2."""
+    import random
+
+    from laya_lsp.decisions.calibrate import ece, fit, nll
+    from laya_lsp.decisions.decide import softmax
+
+    rng = random.Random(7)
+    rows = []
+    for _ in range(800):
+        s = [rng.uniform(-8, 0) for _ in range(3)]
+        p = softmax([x / 2.0 for x in s])
+        rows.append((s, rng.choices(range(3), p)[0]))
+    t = fit(rows)
+    assert 1.5 < t < 2.6
+    assert nll(rows, t) <= nll(rows, 1.0) and ece(rows, t) < 0.08
