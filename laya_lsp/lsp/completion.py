@@ -87,7 +87,9 @@ async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> Answer | Non
     if ticket.job is None:
         return None
     try:
-        result: CompletionResult = await asyncio.wrap_future(ticket.job.future)
+        # Shielded: cancelling a wrap_future() wrapper cancels the job's future itself, which would answer
+        # RequestCancelled to another request sharing the job although its client never cancelled it.
+        result: CompletionResult = await asyncio.shield(asyncio.wrap_future(ticket.job.future))
     except asyncio.CancelledError:
         if not ticket.shared:  # a shared job still serves the request that started it
             ls.engine.scheduler.cancel(ticket.job)
