@@ -228,7 +228,7 @@ RECORD = {
     "type": "object",
     "required": ["id", "doc", "kind", "status", "source", "total_ms", "candidates", "cancelled", "superseded"],
     "properties": {
-        "id": INT, "doc": {"type": "string"}, "kind": {"type": "string", "enum": ["completion", "inline"]},
+        "id": INT, "doc": {"type": "string"}, "kind": {"type": "string"},
         "status": {"type": "string", "enum": ["ok", "cancelled", "superseded", "dropped", "error", "skipped"]},
         "source": {"type": "string"}, "queue_ms": {"type": "number"}, "debounce_ms": NUMBER,
         "prompt_tokens": INT, "reused_tokens": INT, "prefill_ms": NUMBER, "decode_tokens": INT,

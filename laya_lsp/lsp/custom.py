@@ -63,7 +63,8 @@ def register(server: LayaServer) -> None:
             "cacheBytesTotal": sum(cache_bytes.values()),
             "cacheBudgetBytes": int(ls.settings.cache_budget_mb * 2**20),
             "evictions": engine.caches.evictions if engine.caches else 0,
-            "queue": {"queued": engine.scheduler.queued(), "dropped": engine.scheduler.dropped,
+            "queue": {"queued": engine.scheduler.queued(), "running": engine.scheduler.running_key(),
+                      "dropped": engine.scheduler.dropped,
                       "superseded": engine.scheduler.superseded},
             "model": None if lm is None else {
                 "name": lm.name, "path": lm.path, "params": lm.n_params, "dtype": lm.dtype,
