@@ -26,6 +26,7 @@ class BracketScan:
     line_depths: list[int] = field(default_factory=list)  # bracket depth at the start of each line
     open_quote: str | None = None  # a string opened in the fragment and never closed
     open_quote_at: int | None = None  # where that string starts
+    trailing_comment_at: int | None = None  # a line comment running to the end of the text starts here
     stray_quotes: list[int] = field(default_factory=list)  # quote indices that close a string opened earlier
 
     @property
@@ -95,6 +96,8 @@ def scan_brackets(text: str, spec: LanguageSpec, in_string: str | None = None) -
             i += 1
         elif token == spec.line_comment:
             nl = text.find("\n", i)
+            if nl < 0:
+                scan.trailing_comment_at = i
             i = n if nl < 0 else nl
         elif block_comment and token == block_comment[0]:
             end = text.find(block_comment[1], i + len(token))

@@ -55,6 +55,7 @@ class CursorContext:
     enclosing_closed: bool  # the bracket enclosing the cursor is already closed later in the document
     empty_block: bool  # the syntax block around the cursor has no statements yet
     in_brackets: bool = False  # inside a call/list/dict: continuation lines align freely
+    indent_levels: tuple[int, ...] = ()  # Python: indentation widths of the blocks open here, outermost first
 
     @property
     def prefix_blank(self) -> bool:
@@ -68,6 +69,21 @@ class CursorContext:
             return self.line_indent
         base = leading_ws(self.prev_line) if self.prev_line is not None else ""
         return base + self.indent_unit if self.opener_before else base
+
+
+def _indent_levels(before: list[str]) -> tuple[int, ...]:
+    """Python: the indentation widths open at the cursor line (each enclosing block's), innermost last."""
+    levels: list[int] = []
+    for line in reversed(before):
+        body = line.lstrip(" \t")
+        if not body or body.startswith("#"):
+            continue
+        level = width(line[: len(line) - len(body)])
+        if not levels or level < levels[0]:
+            levels.insert(0, level)
+            if level == 0:
+                break
+    return tuple(levels)
 
 
 def _lines_around(text: str, offset: int) -> tuple[int, int]:
@@ -254,7 +270,7 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
         line_indent=leading_ws(text[start:end]), prev_line=prev_line, next_lines=next_lines,
         indent_unit=_indent_unit(before + [text[start:end]] + after, spec.default_indent), in_comment=in_comment,
         in_string=in_string, opener_before=opener, enclosing_closed=closed, empty_block=empty,
-        in_brackets=in_brackets,
+        in_brackets=in_brackets, indent_levels=_indent_levels(before) if spec.indentation_syntax else (),
     )
     doc.memo[("context", offset)] = context
     return context

@@ -77,7 +77,9 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
         ]
     steps += [
         ("repeats_next_lines", lambda t: rules.cut_repeated_next_lines(t, ctx, spec)),
+        ("indent_levels", lambda t: rules.cut_at_inconsistent_indent(t, ctx, spec)),
         ("auto_closed", lambda t: rules.remove_suffix_overlap(t, ctx, spec)),
+        ("comment_before_code", lambda t: rules.drop_comment_before_code(t, ctx, spec)),
         ("trim", lambda t: rules.trim_trailing(t, ctx)),
         ("newline_before_closer", lambda t: rules.newline_before_closer(t, ctx)),
     ]

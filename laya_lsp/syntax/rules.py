@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import reduce
 from math import gcd
 
-from .brackets import CLOSE_TO_OPEN, OPEN_TO_CLOSE, balance, scan_brackets
+from .brackets import CLOSE_TO_OPEN, balance, scan_brackets
 from .context import CursorContext, leading_ws, width
 from .languages import LanguageSpec
 
@@ -130,6 +130,58 @@ def cut_at_block_end(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
     return text[:cut]
 
 
+def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
+    """Python: stop at a line whose indentation matches no open block (a dedent to nowhere, or an indent
+    without a `:` line before it). Python rejects such a file; tree-sitter-python quietly accepts it."""
+    if not spec.indentation_syntax or not ctx.indent_levels or ctx.in_brackets or ctx.in_comment:
+        return text
+    if ctx.in_string is not None or '"""' in text or "\'\'\'" in text:
+        return text  # string contents have free indentation
+    if (ctx.prev_line or "").rstrip().endswith((",", "(", "[", "{", "\\")):
+        return text  # the cursor line continues a bracket or a backslash line: its indentation is free
+    lines = text.split("\n")
+    depths = scan_brackets(text, spec).line_depths
+    stack = list(ctx.indent_levels)
+    opens = ctx.opener_before == ":"
+    first = 0
+    if not ctx.prefix_blank:  # the first line continues the cursor line, whose indentation is given
+        cursor_indent = width(ctx.line_indent)
+        while len(stack) > 1 and stack[-1] > cursor_indent:
+            stack.pop()
+        if cursor_indent > stack[-1]:
+            stack.append(cursor_indent)
+        opens, first = (ctx.line_prefix + lines[0]).rstrip().endswith(":"), 1
+    for index in range(first, len(lines)):
+        line = lines[index]
+        body = line.strip()
+        if not body or body.startswith("#") or depths[index] > 0:
+            continue
+        indent = width((ctx.line_prefix if index == 0 else "") + leading_ws(line))
+        if not _indent_fits(stack, indent, opens):
+            return "\n".join(lines[:index]).rstrip() if index else ""
+        opens = body.endswith(":")
+    scan = scan_brackets(text, spec)
+    # The code after the cursor moves below the candidate: it must fit too (unless it continues a bracket).
+    suffix_indent = width(ctx.line_prefix + leading_ws(ctx.line_suffix))
+    if (ctx.prefix_blank and ctx.line_suffix.strip() and not scan.unclosed
+            and not text.rstrip().endswith((",", "\\")) and not _indent_fits(stack, suffix_indent, opens)):
+        return ""
+    return text
+
+
+def _indent_fits(stack: list[int], indent: int, opens: bool) -> bool:
+    """Python's tokenizer rule: deeper only right after a `:` line (and then it must be deeper), else back to
+    an open level. Updates `stack` like the tokenizer's INDENT/DEDENT."""
+    if opens or indent > stack[-1]:
+        if not opens or indent <= stack[-1]:
+            return False
+        stack.append(indent)
+        return True
+    while len(stack) > 1 and stack[-1] > indent:
+        stack.pop()
+    return stack[-1] == indent
+
+
 def cut_repeated_next_lines(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
     """Stop where the candidate starts repeating the lines that already follow the cursor (including the code
     after the cursor when only indentation precedes it)."""
@@ -188,6 +240,14 @@ def remove_suffix_overlap(text: str, ctx: CursorContext, spec: LanguageSpec) -> 
     return text
 
 
+def drop_comment_before_code(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
+    """A line comment at the candidate's end would comment out the code after the cursor: drop it."""
+    if not ctx.line_suffix.strip() or ctx.in_comment:
+        return text
+    start = scan_brackets(text, spec, ctx.in_string).trailing_comment_at
+    return text if start is None else text[:start].rstrip(" \t")
+
+
 def trim_trailing(text: str, ctx: CursorContext) -> str:
     """Trailing whitespace: all of it at the end of a line, spaces only before text that follows on the line."""
     if not ctx.line_suffix.strip():
@@ -222,10 +282,3 @@ def drop_last_line(text: str) -> str:
 def balance_brackets(text: str, spec: LanguageSpec) -> str:
     """Fix: close brackets the candidate opened itself (see brackets.balance)."""
     return balance(text, spec)
-
-
-__all__ = [
-    "OPEN_TO_CLOSE", "balance_brackets", "cut_at_block_end", "cut_at_outer_closer", "cut_max_lines",
-    "cut_repeated_next_lines", "cut_single_line", "drop_last_line", "fix_first_line_indent",
-    "newline_before_closer", "normalize_indent_chars", "remove_suffix_overlap", "trim_trailing",
-]

@@ -23,8 +23,15 @@ ESCALATION_MAX_BYTES = 3000  # a rejection in a broken region is re-checked on a
 Span = tuple[int, int]
 
 
+def _hides_error(node: tree_sitter.Node, children: list[tree_sitter.Node]) -> bool:
+    """True when the node's error is in a hidden child: a MISSING `_newline` in Python is not among the
+    visible children, so only the parent's has_error tells."""
+    return not any(c.has_error or c.is_error or c.is_missing for c in children)
+
+
 def error_spans(node: tree_sitter.Node, limit: int = 64) -> list[Span]:
-    """Byte spans of ERROR and MISSING nodes, descending only into subtrees that contain errors."""
+    """Byte spans of ERROR and MISSING nodes (or of the parent of a hidden one), descending only into
+    subtrees that contain errors."""
     spans: list[Span] = []
     stack = [node]
     while stack and len(spans) < limit:
@@ -32,7 +39,11 @@ def error_spans(node: tree_sitter.Node, limit: int = 64) -> list[Span]:
         if current.is_error or current.is_missing:
             spans.append((current.start_byte, current.end_byte))
         elif current.has_error:
-            stack.extend(current.children)
+            children = current.children
+            if _hides_error(current, children):
+                spans.append((current.start_byte, current.end_byte))
+            else:
+                stack.extend(children)
     return spans
 
 
@@ -60,6 +71,8 @@ def errors_in_range(node: tree_sitter.Node, lo: int, hi: int) -> bool:
         return False
     if node.is_error or node.is_missing:
         return True
+    if _hides_error(node, node.children):
+        return True  # somewhere inside: assume it touches the range
     return any(errors_in_range(child, lo, hi) for child in _children_in(node, lo, hi))
 
 

@@ -48,8 +48,10 @@ class Window:
 
     def text(self, data: bytes, at: int, inserted: bytes) -> bytes:
         """The window with `inserted` placed at document byte `at`."""
-        # The final newline: Go wants one after a top-level declaration; it is harmless elsewhere.
-        return self.header + data[self.start:at] + inserted + data[at:self.end] + self.footer + b"\n"
+        # A final newline where the document has one (or after a synthetic footer): Go wants one after a
+        # top-level declaration, and at the real end of a file its absence must count.
+        newline = b"\n" if self.footer or data[self.end:self.end + 1] in (b"\n", b"\r") else b""
+        return self.header + data[self.start:at] + inserted + data[at:self.end] + self.footer + newline
 
     def position(self, at: int) -> int:
         """Where document byte `at` lands in the window text."""
@@ -64,24 +66,26 @@ def _line_start(data: bytes, byte: int) -> int:
 
 
 def _pick(children: list[tree_sitter.Node], byte: int) -> tuple[int, int, tree_sitter.Node | None]:
-    """Range of the child holding `byte`, or of both neighbours when it falls between two, and that child."""
-    before = [c for c in children if c.start_byte <= byte]
+    """Range of the statements around `byte`, and the child holding it (or the last one before it).
+
+    The range covers that child and the one after it (text at the cursor may join it: a Rust tail
+    expression, a missing `;`), and the one before it when a clause could extend that (`else:`, `catch`).
+    """
     if not children:
         return byte, byte, None
+    before = [c for c in children if c.start_byte <= byte]
+    index = len(before) - 1
     holder = before[-1] if before else None
-    # The statement before the cursor's too when the candidate may continue it (`else:`, `} catch {`).
-    previous = before[-2] if len(before) >= 2 else None
-    if previous is not None and previous.type in (";", ":") and len(before) >= 3:
-        previous = before[-3]  # a bare `;`/`:` token (`public:`) belongs with the node before it
+    previous = children[index - 1] if index >= 1 else None
+    if previous is not None and previous.type in (";", ":") and index >= 2:
+        previous = children[index - 2]  # a bare `;`/`:` token (`public:`) belongs with the node before it
     elif previous is not None and not any(word in previous.type for word in _CONTINUABLE):
         previous = None
     first = (previous or holder).start_byte if holder is not None else byte
-    last = len(before) - 1 if holder is not None and byte <= holder.end_byte else len(before)
-    if last >= len(children):
-        return first, byte, holder
+    last = min(index + 1, len(children) - 1)
     if last + 1 < len(children) and children[last + 1].type in (";", ":"):
         last += 1  # `struct s { … };` is a specifier child plus a separate `;` child
-    return first, children[last].end_byte, holder
+    return first, max(children[last].end_byte, byte), holder
 
 
 def _inner_children(node: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -99,7 +103,8 @@ def _python_block(holder: tree_sitter.Node, byte: int, data: bytes) -> tree_sitt
         holder = definition if definition is not None else holder
     blocks = [c for c in holder.children if c.type == "block"]
     blocks += [b for c in holder.children if c.type.endswith("_clause") for b in c.children if b.type == "block"]
-    blocks = [b for b in blocks if b.start_byte <= byte and b.child_count]
+    # A cursor in the indentation before a block's first statement is in that block.
+    blocks = [b for b in blocks if _line_start(data, b.start_byte) <= byte and b.child_count]
     if not blocks:
         return None
     block = max(blocks, key=lambda b: b.start_byte)
@@ -129,7 +134,12 @@ def _brace_block(holder: tree_sitter.Node, byte: int, wrappers: dict[str, tuple[
 
 def _header_window(holder: tree_sitter.Node, byte: int, window: Window, python: bool,
                    wrappers: dict[str, tuple[bytes, bytes]]) -> Window:
-    """Cursor in a big definition's header (`class A:█`): the header plus the body's first statement will do."""
+    """Cursor in a big definition's header (`class A:█`): the header plus the body's first statement will do.
+
+    Not for `try`: cut after its body's first statement it lacks its `except`/`catch` and parses broken.
+    """
+    if "try" in holder.type:
+        return window
     queue = [holder]
     for _ in range(64):  # breadth-first over the first levels only
         if not queue:

@@ -57,6 +57,8 @@ CASES = [
     Case("js statement inserted above the next one", "javascript",
          "function f(a) {\n  █return b;\n}\n", "const b = a * 2;\n  return b;", "const b = a * 2;\n  ",
          plan="block_before_code", rules=("repeats_next_lines", "line_break_before_code")),
+    Case("a trailing line comment would swallow the auto-closed paren", "javascript",
+         "console.log(█);\n", "x // the value", "x", rules=("comment_before_code",)),
     Case("ts interface body", "typescript",
          "interface User {█}\n", "\n  id: number;\n  name: string;\n}\n\ninterface Admin {}",
          "\n  id: number;\n  name: string;\n", plan="empty_block"),

@@ -130,6 +130,20 @@ CASES = [
              """),
          "        if x:\n            return x\n    return None", "        if x:\n            return x\n",
          plan="block_before_code", rules=("block_end",)),
+    Case("an indent without a ':' line before it ends the candidate", "python",
+         src("""
+             class A:
+                 def f(self):
+                     █
+             """),
+         "x = 1\n            y = 2", "x = 1", plan="after_block_opener", rules=("indent_levels",)),
+    Case("a line above code must leave that code's indentation valid", "python",
+         src("""
+             def f(items):
+                 total = 0
+             █        total += 1
+             """),
+         "    for x in items", None, plan="line_before_code"),
     Case("candidate cut mid-statement by budget loses its last line", "python",
          "def f(x):█\n",
          "\n    y = x + 1\n    return (y *",
