@@ -77,3 +77,19 @@ def test_calibration_fit_recovers_a_known_temperature():
     t = fit(rows)
     assert 1.5 < t < 2.6
     assert nll(rows, t) <= nll(rows, 1.0) and ece(rows, t) < 0.08
+
+
+def test_a_diverging_prompt_leaves_the_document_cache_as_it_was(lm):
+    enc = lm.builder.encode
+    doc = DocumentCache(make_prompt_cache(lm.model))
+    completion_prompt = enc("import os\n\ndef main():\n    path = os.getcwd()\n    print(path)\n")
+    score_options(lm, doc, completion_prompt, [enc("x")])
+    held = list(doc.ids)
+    keys = [mx.array(c.keys_and_values()[0]) for c in doc.layers]
+    decide_prompt = enc("import os\n\ndef main():\n    return")  # shares the first line or so, then diverges
+    options = [enc(" 0"), enc(" os.sep")]
+    got = score_options(lm, doc, decide_prompt, options)
+    assert 0 < got.reused_tokens <= len(decide_prompt) - 1
+    assert doc.ids == held and all(mx.array_equal(k, c.keys_and_values()[0]) for k, c in zip(keys, doc.layers))
+    cold = score_options(lm, None, decide_prompt, options)
+    assert [s.logprob for s in got.scores] == pytest.approx([s.logprob for s in cold.scores], abs=1e-3)

@@ -16,7 +16,7 @@ from ..engine.cache import DocumentCache
 from ..engine.context import suffix_ids
 from ..engine.decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
 from ..engine.model import LoadedModel
-from ..engine.score import score_options
+from ..engine.score import borrow, score_options
 from ..service import syntax_settings
 from ..syntax import SyntaxDocument, plan_completion, postprocess_detailed
 from .actions import (
@@ -67,6 +67,7 @@ def generate(lm: LoadedModel, cache: DocumentCache, text: str, offset: int, s: S
     suf = suffix_ids(b, suffix, int(s.context_tokens * 0.25)) if lm.fim.has_fim else []
     pre, _ = cache.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - 4)
     prompt = b.build(pre, suf).ids or [lm.tokenizer.eos_token_id or 0]
+    cache = borrow(lm, cache, prompt)  # a completion's prompt in the document cache survives the action
     res = prefill_chunked(lm.model, cache, prompt, s.prefill_chunk, cancel)
     dec = DecodeSettings(k=k, max_tokens=max_tokens, max_lines=max_lines, stop_ids=lm.stop_ids)
     branches = decode_branches(lm.model, cache, res.logits, dec, lm.newline_ids, cancel, lm.blank_ids)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import mlx.core as mx
-from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
+from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
 
 from .cache import DocumentCache
 from .decode import CancelToken, _batched_cache, prefill_chunked
@@ -52,6 +52,29 @@ def _scratch(lm: LoadedModel) -> DocumentCache:
     return DocumentCache(make_prompt_cache(lm.model))
 
 
+def borrow(lm: LoadedModel, doc: DocumentCache | None, prompt: list[int]) -> DocumentCache:
+    """A cache to prefill `prompt` into that reuses `doc` without destroying it.
+
+    When `doc` holds a prefix of the prompt, extending it loses nothing, so `doc` itself is used (and the next
+    request finds the prompt there). When the prompt diverges from what `doc` holds (a completion's prompt,
+    say), the shared part is copied into a scratch cache and `doc` stays as it was, so a decision never makes
+    the next keystroke's completion recompute its prompt.
+    """
+    if doc is None:
+        return _scratch(lm)
+    shared = doc.reusable(prompt)
+    if shared == len(doc.ids):
+        return doc
+    out = _scratch(lm)
+    if shared == 0 or not all(type(c) is KVCache for c in doc.layers):
+        return out
+    for src, dst in zip(doc.layers, out.layers):
+        keys, values = src.keys_and_values()
+        dst.keys, dst.values, dst.offset = keys[..., :shared, :], values[..., :shared, :], shared
+    out.ids = doc.ids[:shared]
+    return out
+
+
 def score_options(
     lm: LoadedModel,
     doc: DocumentCache | None,
@@ -62,14 +85,13 @@ def score_options(
 ) -> ScoreResult:
     """Sum of token log-probabilities of each option as the continuation of `prompt_ids`.
 
-    With `doc`, the prompt is prefilled in that document's cache (reusing what it already covers, and left
-    there for the next request); without, a scratch cache is used. The document cache is never extended by
-    the options: they are scored in a batched copy.
+    With `doc`, what that document's cache shares with the prompt is reused (see `borrow`); without, a scratch
+    cache is used. The options are scored in a batched copy, never appended to any cache.
     """
     if not prompt_ids:
         raise ValueError("score_options needs a non-empty prompt")
     cancel = cancel or CancelToken()
-    cache = doc if doc is not None else _scratch(lm)
+    cache = borrow(lm, doc, prompt_ids)
     pre = prefill_chunked(lm.model, cache, prompt_ids, chunk, cancel)
     t0 = time.perf_counter()
     first = pre.logits - mx.logsumexp(pre.logits)
@@ -135,7 +157,7 @@ def constrained_decode(
     belongs to the output) or after `max_tokens`. Generated tokens never stay in a document's cache.
     """
     cancel = cancel or CancelToken()
-    cache = doc if doc is not None else _scratch(lm)
+    cache = borrow(lm, doc, prompt_ids)
     pre = prefill_chunked(lm.model, cache, prompt_ids, chunk, cancel)
     out = ConstrainedResult([], prompt_tokens=len(prompt_ids), reused_tokens=pre.reused, prefill_ms=pre.ms)
     t0 = time.perf_counter()
