@@ -140,22 +140,23 @@ def _header_window(holder: tree_sitter.Node, byte: int, window: Window, python: 
     """
     if "try" in holder.type:
         return window
-    queue = [holder]
-    for _ in range(64):  # breadth-first over the first levels only
-        if not queue:
-            break
-        node = queue.pop(0)
-        if node.start_byte >= byte and (node.type == "block" if python else node.type in wrappers):
-            inner = _inner_children(node)
-            if python and inner:
-                return Window(window.start, max(window.start, inner[0].end_byte, byte), window.header, window.footer)
-            if not python and inner and node.children[0].type == "{":
-                closer = b"\n};" if node.type == "field_declaration_list" else b"\n}"
-                end = inner[1].end_byte if len(inner) > 1 and inner[1].type in (";", ":") else inner[0].end_byte
-                return Window(window.start, max(end, byte), window.header, closer + window.footer)
+    if holder.type == "decorated_definition":
+        holder = holder.child_by_field_name("definition") or holder
+    body = holder.child_by_field_name("body")  # the field name for bodies in all nine grammars
+    if body is None or body.start_byte < byte:
+        return window
+    inner = _inner_children(body)
+    if not inner:
+        return window
+    if python:
+        if body.type != "block":
             return window
-        queue.extend(c for c in node.children if c.end_byte >= byte)
-    return window
+        return Window(window.start, max(window.start, inner[0].end_byte, byte), window.header, window.footer)
+    if body.type not in wrappers or body.children[0].type != "{":
+        return window
+    closer = b"\n};" if body.type == "field_declaration_list" else b"\n}"
+    end = inner[1].end_byte if len(inner) > 1 and inner[1].type in (";", ":") else inner[0].end_byte
+    return Window(window.start, max(end, byte), window.header, closer + window.footer)
 
 
 _PY_COMPOUND = frozenset({b"def", b"async", b"class", b"if", b"for", b"while", b"with", b"try", b"match"})
