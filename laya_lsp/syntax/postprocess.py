@@ -72,6 +72,7 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
     ]
     if plan.multiline:
         steps += [
+            ("repetition", rules.cut_repetition),
             ("block_end", lambda t: rules.cut_at_block_end(t, ctx, spec)),
             ("max_lines", lambda t: rules.cut_max_lines(t, plan.max_lines)),
         ]

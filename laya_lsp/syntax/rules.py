@@ -203,6 +203,20 @@ def cut_repeated_next_lines(text: str, ctx: CursorContext, spec: LanguageSpec) -
     return text
 
 
+def cut_repetition(text: str, min_repeats: int = 3) -> str:
+    """A small model stuck in a loop repeats a block of 1-4 lines to the end of its budget: keep one copy."""
+    lines = [line.strip() for line in text.split("\n")]
+    end = len(lines)
+    for size in range(1, 5):
+        unit = lines[end - size:end]
+        count = 1
+        while end - size * (count + 1) >= 0 and lines[end - size * (count + 1):end - size * count] == unit:
+            count += 1
+        if count >= min_repeats and any(len(line) > 2 for line in unit):  # a run of `}` lines is no loop
+            return "\n".join(text.split("\n")[:end - size * (count - 1)])
+    return text
+
+
 def cut_max_lines(text: str, max_lines: int) -> str:
     """Keep at most `max_lines` lines."""
     lines = text.split("\n")

@@ -144,6 +144,10 @@ CASES = [
              █        total += 1
              """),
          "    for x in items", None, plan="line_before_code"),
+    Case("a model stuck in a loop keeps one copy", "python",
+         "def f(xs):█\n",
+         "\n    out = []\n    out.append(1)\n    out.append(1)\n    out.append(1)\n    out.append(1)",
+         "\n    out = []\n    out.append(1)", rules=("repetition",)),
     Case("candidate cut mid-statement by budget loses its last line", "python",
          "def f(x):█\n",
          "\n    y = x + 1\n    return (y *",
