@@ -14,6 +14,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+MAX_FILE_CHARS = 512 * 1024
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 
 
@@ -66,6 +67,8 @@ class ChunkRing:
 
     def observe_file(self, uri: str, text: str) -> None:
         """(Re)take a file's chunks (on open and save): its old chunks leave, the new ones join at the end."""
+        if len(text) > MAX_FILE_CHARS:  # generated or data files: chunking them costs more than they give
+            return
         for digest in [d for d, c in self._chunks.items() if c.uri == uri]:
             del self._chunks[digest]
         pieces = split_chunks(text, self.lines_per_chunk)
@@ -98,7 +101,7 @@ class ChunkRing:
         snap = self._snapshots.get(uri)
         if snap is not None and (snap.version == self.version or now - snap.taken < self.refresh_s):
             return snap.chunks
-        doc_idents = frozenset(_IDENT.findall(text))
+        doc_idents = frozenset(_IDENT.findall(text[:MAX_FILE_CHARS]))
         candidates = [c for c in self._chunks.values() if c.uri != uri and c.text.strip() not in text]
         # Most related first for the budget; then back to ring order so additions only append.
         ranked = sorted(candidates, key=lambda c: -len(c.idents & doc_idents) / (1 + len(c.idents)) ** 0.5)
