@@ -18,8 +18,9 @@ import itertools
 import json
 import os
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 JSON = Any
 SENT, RECEIVED = "sent", "received"
@@ -132,7 +133,7 @@ class LspClient:
     # -- construction -------------------------------------------------------------------------------------
     @classmethod
     async def spawn(cls, cmd: list[str], env: dict[str, str] | None = None, cwd: str | None = None,
-                    default_timeout: float = 30.0) -> "LspClient":
+                    default_timeout: float = 30.0) -> LspClient:
         full_env = dict(os.environ)
         full_env.update(env or {})
         proc = await asyncio.create_subprocess_exec(
@@ -144,14 +145,14 @@ class LspClient:
 
     @classmethod
     async def connect_tcp(cls, host: str, port: int, default_timeout: float = 30.0,
-                          proc: asyncio.subprocess.Process | None = None) -> "LspClient":
+                          proc: asyncio.subprocess.Process | None = None) -> LspClient:
         reader, writer = await asyncio.open_connection(host, port, limit=2**26)
         return cls(reader, writer, proc, default_timeout)
 
-    async def __aenter__(self) -> "LspClient":
+    async def __aenter__(self) -> LspClient:  # noqa: PYI034
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
     # -- wire ---------------------------------------------------------------------------------------------
@@ -435,13 +436,12 @@ def lsp_lines(text: str) -> list[str]:
 
 def position_at(text: str, offset: int, encoding: str = "utf-16") -> dict[str, int]:
     """The LSP position of a str offset, with `character` in the encoding's code units."""
-    line_start, line = 0, 0
-    for chunk in lsp_lines(text):
+    line_start = 0
+    for line, chunk in enumerate(lsp_lines(text)):
         body = chunk.rstrip("\r\n")
         if offset <= line_start + len(body) or line_start + len(chunk) > offset:
             col = text[line_start: min(offset, line_start + len(body))]
             units = len(col.encode("utf-16-le")) // 2 if encoding == "utf-16" else len(col.encode(encoding))
             return {"line": line, "character": units}
         line_start += len(chunk)
-        line += 1
     raise ValueError(f"offset {offset} past the end of a {len(text)}-character text")

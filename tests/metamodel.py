@@ -14,6 +14,7 @@ checked against the small JSON Schemas in `CUSTOM_RESULT_SCHEMAS`.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ def _is_int(v: Any) -> bool:
 
 
 def _short(v: Any) -> str:
-    s = json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    s = json.dumps(v, ensure_ascii=False)
     return s if len(s) <= 60 else s[:57] + "..."
 
 
@@ -174,7 +175,7 @@ class MetaModel:
         elif name == "uinteger":
             ok = _is_int(value) and 0 <= value <= INT32_MAX
         elif name == "decimal":
-            ok = (_is_int(value) or isinstance(value, float)) and value == value  # NaN is not JSON
+            ok = _is_int(value) or (isinstance(value, float) and math.isfinite(value))  # NaN is not JSON
         else:
             raise ValueError(f"unknown base type {name}")
         return [] if ok else [f"{path}: expected {name}, got {_short(value)}"]
@@ -451,3 +452,14 @@ class SessionValidator:
             errs.append(f"progress {token!r}: {kind} while {st}")
         state[token] = {"begin": "begun", "report": "begun", "end": "ended"}[kind]
         return errs
+
+
+def assert_conforms(client: Any, label: str = "session") -> SessionReport:
+    """Validate everything `client` (an lspclient.LspClient) received; fail listing the first violations."""
+    if not METAMODEL_PATH.exists():
+        return SessionReport()
+    report = SessionValidator().validate_log(client.log, client.frame_errors)
+    print(f"\n{label}: {report.validated} server messages validated against the LSP 3.18 metaModel, "
+          f"{len(report.violations)} violations")
+    assert report.violations == [], "\n".join(report.violations[:20])
+    return report

@@ -16,6 +16,7 @@ from typing import Any
 
 from conftest import SERVER_CMD
 from lspclient import REQUEST_CANCELLED, LspClient, position_at
+from metamodel import assert_conforms
 
 STORM = int(os.environ.get("LAYA_STORM_REQUESTS", "200"))
 # Exact checks need answers that are pure functions of (text, position): no speculative or typed-through
@@ -101,7 +102,7 @@ async def storm(c: LspClient, n: int, seed: int) -> tuple[list[Sent], dict[int, 
             counts["edits"] += 1
         if rng.random() < 0.4:
             await asyncio.sleep(rng.choice([0, 0.002, 0.01, 0.03, 0.08, 0.15, 0.25]))
-    done, pending = await asyncio.wait(list(futures.values()), timeout=120)
+    _done, pending = await asyncio.wait(list(futures.values()), timeout=120)
     assert not pending, f"{len(pending)} requests never answered"
     responses = {rid: fut.result() for rid, fut in futures.items()}
     return sent, responses, counts
@@ -172,7 +173,7 @@ async def test_cancel_storm_exact_answers():
             cold = await c.request(s.method, params)
             key = "newText" if s.method.endswith("/completion") else "insertText"
 
-            def texts(resp: dict) -> list[str]:
+            def texts(resp: dict, key: str = key) -> list[str]:
                 return [i["textEdit"][key] if key == "newText" else i[key] for i in resp["result"]["items"]]
 
             assert texts(responses[s.rid]) == texts(cold), f"request {s.rid} (v{s.version}) differs from cold"
@@ -180,6 +181,7 @@ async def test_cancel_storm_exact_answers():
             checked += 1
         print(f"\ncancel storm (exact): {counts}, {tally}, {checked} answers equal a cold recomputation, "
               f"engine statuses {statuses}")
+        assert_conforms(c, "cancel storm (exact)")
     finally:
         await c.close()
 
@@ -193,6 +195,7 @@ async def test_cancel_storm_default_settings():
         errors = [r for r in stats["recent"] if r["status"] == "error" and r["kind"] in ("completion", "inline")]
         print(f"\ncancel storm (defaults): {counts}, {tally}, engine statuses {stats['summary']['by_status']}")
         assert errors == [], errors[:3]
+        assert_conforms(c, "cancel storm (defaults)")
     finally:
         await c.close()
 

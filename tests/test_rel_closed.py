@@ -202,7 +202,7 @@ async def test_tcp_refuses_non_loopback_without_allow_remote(host):
         sys.executable, "-m", "laya_lsp", "serve", "--tcp", "--host", host, "--port", str(_free_port()),
         "--model", str(TINY_MODEL), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, cwd=ROOT)
-    out, err = await asyncio.wait_for(proc.communicate(), 30)
+    _out, err = await asyncio.wait_for(proc.communicate(), 30)
     assert proc.returncode == 2, (proc.returncode, err)
     assert b"--allow-remote" in err and host.encode() in err
 

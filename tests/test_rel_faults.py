@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import SERVER_CMD, TINY_MODEL
 from lspclient import LspClient, position_at
+from metamodel import assert_conforms
 
 URI = "file:///faults/a.py"
 TEXT = "import os\n\n# read the settings and "
@@ -70,7 +71,7 @@ async def _answers_empty(c: LspClient) -> None:
 
 
 async def test_model_faults_are_reported_and_the_server_keeps_serving(broken_models):
-    first_case, first_dir, first_words = broken_models[-1]  # start on a path that does not exist
+    first_case, first_dir, _words = broken_models[-1]  # start on a path that does not exist
     cmd = [sys.executable, "-m", "laya_lsp", "--model", str(first_dir)]
     c = await LspClient.spawn(cmd, default_timeout=60)
     report = []
@@ -103,6 +104,7 @@ async def test_model_faults_are_reported_and_the_server_keeps_serving(broken_mod
         assert seen == len(broken_models)
     finally:
         await c.close()
+    assert_conforms(c, "model faults")
 
 
 async def test_cache_stays_under_a_tiny_budget():
@@ -129,3 +131,4 @@ async def test_cache_stays_under_a_tiny_budget():
         print(f"\nmemory pressure: 10 documents, budget {budget} B, peak {peak} B, {stats['evictions']} evictions")
     finally:
         await c.close()
+    assert_conforms(c, "memory pressure")

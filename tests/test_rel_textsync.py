@@ -17,6 +17,7 @@ from conftest import SERVER_CMD
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from lspclient import BlockingSession, lsp_lines, position_at, rich_capabilities
+from metamodel import assert_conforms
 
 EXAMPLES = int(os.environ.get("LAYA_SYNC_EXAMPLES", "100"))
 PIECES = ["a", "x", "def ", "return ", " ", "    ", "\t", "(", ")", ":", "\n", "\n", "\r\n", "\r", "世界", "日本語",
@@ -59,6 +60,7 @@ def utf16():
     yield s
     s.close()
     print(f"\ntext sync: {COUNTS}")
+    assert_conforms(s.c, "text sync (utf-16)")
 
 
 # The UTF-8 server also runs the cache test: warm-up on open, speculative next completions, typed-through answers
@@ -72,6 +74,7 @@ def utf8():
     assert s.init_result["capabilities"]["positionEncoding"] == "utf-8"
     yield s
     s.close()
+    assert_conforms(s.c, "text sync (utf-8) and cache checks")
 
 
 def run_script(s: BlockingSession, initial: str, script: list, encoding: str, full_every: int = 0) -> str:

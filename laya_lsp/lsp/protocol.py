@@ -15,7 +15,8 @@ import logging
 import os
 import re
 import threading
-from typing import Any, Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
+from typing import Any
 
 import attrs
 from cattrs import Converter
@@ -262,7 +263,7 @@ class LayaProtocol(LanguageServerProtocol):
             self.initialize_received = True
         try:
             self.handle_message(message)
-        except Exception as exc:  # noqa: BLE001 - pygls answers handler errors; this is what escapes it
+        except Exception as exc:
             log.exception("failed to handle %s", method)
             if is_request and msg_id not in self._request_futures:
                 self.reply_error(msg_id, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}")

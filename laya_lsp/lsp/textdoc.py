@@ -10,7 +10,8 @@ the end of a line or document as the spec says.
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.workspace import TextDocument, Workspace

@@ -1,0 +1,233 @@
+"""Soak: replay typing over several documents through the real server (stdio only) for a long time, and report RSS
+over time and latency drift.
+
+    python benchmarks/soak.py [--minutes 30] [--model DIR] [--docs 4] [--interval-ms 110] [--sample-s 15]
+
+Each document has a stretch of real source deleted and re-typed one keystroke at a time (didChange + a completion
+or inline request per keystroke, the previous request cancelled if still pending, like an editor); buffers switch
+every few lines, and now and then one is closed and reopened. Text never grows, so memory should not either.
+The first --warmup share of the run is warm-up; after it, RSS growth (target <= 5 %) and the drift of the p50/p95
+keystroke latency between the first and the last post-warm-up windows are reported and saved as JSON under
+benchmarks/results/. Without --model (and without an embedded model) the tests' tiny random model is used.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# benchmarks/typing.py shadows the standard library's `typing` while this folder is on sys.path: take it off.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+
+import argparse
+import asyncio
+import random
+import statistics
+import sysconfig
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+from lspclient import REQUEST_CANCELLED, LspClient, position_at
+
+from benchmarks.common import save
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+SOURCES = [STDLIB / "textwrap.py", STDLIB / "json" / "decoder.py", STDLIB / "string.py", STDLIB / "shlex.py",
+           ROOT / "examples" / "inventory.py", STDLIB / "colorsys.py"]
+
+
+def default_model() -> Path:
+    embedded = ROOT / "laya_lsp" / "models" / "default"
+    if (embedded / "config.json").exists():
+        return embedded
+    from conftest import TINY_MODEL  # builds the tests' tiny random model once (no download)
+
+    return TINY_MODEL
+
+
+class Typist:
+    """One document: deletes a stretch of lines and re-types it, a keystroke at a time."""
+
+    def __init__(self, path: Path, index: int, rng: random.Random) -> None:
+        self.uri = f"file:///soak/{index}/{path.name}"
+        self.original = path.read_text(encoding="utf-8")
+        self.rng = rng
+        self.text = self.original
+        self.version = 1
+        self.cursor = 0
+        self.to_type = ""
+
+    def next_stretch(self) -> dict:
+        """Delete 1-3 lines somewhere in the file; returns the didChange content change."""
+        self.text = self.original  # back to the original before each stretch: the document never grows
+        lines = self.text.splitlines(keepends=True)
+        i = self.rng.randrange(5, max(6, len(lines) - 5))
+        n = self.rng.randint(1, 3)
+        start = sum(len(x) for x in lines[:i])
+        # Keep the indentation: type from the first non-blank character.
+        indent = len(lines[i]) - len(lines[i].lstrip(" \t"))
+        start += indent
+        end = sum(len(x) for x in lines[: i + n]) - 1
+        self.to_type = self.text[start:end]
+        change = {"range": {"start": position_at(self.text, start), "end": position_at(self.text, end)}, "text": ""}
+        self.text = self.text[:start] + self.text[end:]
+        self.cursor = start
+        return change
+
+    def keystroke(self) -> dict:
+        ch, self.to_type = self.to_type[0], self.to_type[1:]
+        pos = position_at(self.text, self.cursor)
+        self.text = self.text[: self.cursor] + ch + self.text[self.cursor:]
+        self.cursor += 1
+        return {"range": {"start": pos, "end": pos}, "text": ch}
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, round(q / 100 * (len(s) - 1)))]
+
+
+async def soak(args: argparse.Namespace) -> dict[str, Any]:
+    rng = random.Random(args.seed)
+    cmd = [sys.executable, "-m", "laya_lsp", "--model", str(args.model)]
+    c = await LspClient.spawn(cmd, default_timeout=60)
+    await c.initialize()
+    proc = psutil.Process(c.proc.pid)
+    typists = [Typist(p, i, rng) for i, p in enumerate([s for s in SOURCES if s.exists()][: args.docs])]
+    for t in typists:
+        await c.did_open(t.uri, t.text)
+    t_start = time.perf_counter()
+    deadline = t_start + args.minutes * 60
+    samples: list[dict] = []
+    window: list[float] = []
+    counts = {"keystrokes": 0, "requests": 0, "answered": 0, "cancelled": 0, "with_items": 0, "reopens": 0,
+              "errors": 0}
+    pending: tuple[int, asyncio.Future, float] | None = None
+    next_sample = t_start
+    current = typists[0]
+    lines_typed = 0
+
+    def collect(rid: int, fut: asyncio.Future, t0: float) -> None:
+        resp = fut.result()
+        if "error" in resp:
+            counts["cancelled" if resp["error"]["code"] == REQUEST_CANCELLED else "errors"] += 1
+            return
+        counts["answered"] += 1
+        res = resp.get("result") or {}
+        counts["with_items"] += bool(res.get("items"))
+        window.append((time.perf_counter() - t0) * 1000)
+
+    while time.perf_counter() < deadline:
+        now = time.perf_counter()
+        if now >= next_sample:
+            stats = await c.call("laya/stats", {"recent": 0})
+            samples.append({"t_s": round(now - t_start, 1), "rss_mb": round(proc.memory_info().rss / 2**20, 2),
+                            "p50_ms": round(pct(window, 50), 1), "p95_ms": round(pct(window, 95), 1),
+                            "n": len(window), "cache_mb": round(stats["cacheBytesTotal"] / 2**20, 2),
+                            "engine_p50_ms": round(stats["summary"]["p50_total_ms"], 1)})
+            print(f"{samples[-1]['t_s']:8.1f}s  rss {samples[-1]['rss_mb']:8.1f} MB  "
+                  f"p50 {samples[-1]['p50_ms']:7.1f}  p95 {samples[-1]['p95_ms']:7.1f} ms  n {len(window):4d}  "
+                  f"cache {samples[-1]['cache_mb']:.1f} MB", flush=True)
+            window = []
+            next_sample = now + args.sample_s
+            c._responses.clear()  # bounded client memory over a long run
+            c.notifications.clear()
+        if not current.to_type:
+            lines_typed += 1
+            if lines_typed % 3 == 0:
+                current = rng.choice(typists)
+            if rng.random() < 0.05:  # close and reopen: caches and syntax trees must be freed
+                await c.did_close(current.uri)
+                current.text, current.version = current.original, 1
+                await c.did_open(current.uri, current.text)
+                counts["reopens"] += 1
+            current.version += 1
+            await c.did_change(current.uri, current.version, [current.next_stretch()])
+        current.version += 1
+        await c.did_change(current.uri, current.version, [current.keystroke()])
+        counts["keystrokes"] += 1
+        if pending is not None and not pending[1].done():
+            await c.cancel(pending[0])  # an editor cancels the request the new keystroke made stale
+        if pending is not None:
+            old = pending
+            old[1].add_done_callback(lambda f, o=old: collect(o[0], f, o[2]))
+        method = "textDocument/inlineCompletion" if rng.random() < 0.3 else "textDocument/completion"
+        params: dict[str, Any] = {"textDocument": {"uri": current.uri}, "position": position_at(current.text,
+                                                                                              current.cursor)}
+        if method.endswith("inlineCompletion"):
+            params["context"] = {"triggerKind": 2}
+        rid, fut = await c.send_request(method, params)
+        counts["requests"] += 1
+        pending = (rid, fut, time.perf_counter())
+        c.log.clear()  # bounded client memory over a long run
+        await asyncio.sleep(max(0.0, rng.gauss(args.interval_ms, args.interval_ms / 3)) / 1000)
+    if pending is not None:
+        await c.wait_response(pending[1], 60)
+        collect(*pending)
+    final = await c.call("laya/stats", {"recent": 0})
+    code = await c.shutdown_and_exit()
+    await c.close()
+    return {"samples": samples, "counts": counts, "exit_code": code, "final_stats": final["summary"]}
+
+
+def analyse(samples: list[dict], warmup: float) -> dict[str, Any]:
+    total = samples[-1]["t_s"] if samples else 0
+    post = [s for s in samples if s["t_s"] >= warmup * total and s["n"] > 0]
+    if len(post) < 4:
+        return {"note": "too few samples after warm-up"}
+    k = max(2, len(post) // 5)
+    first, last = post[:k], post[-k:]
+    base = statistics.mean(s["rss_mb"] for s in first)
+    end = statistics.mean(s["rss_mb"] for s in last)
+
+    def med(ws: list[dict], key: str) -> float:
+        return statistics.median(s[key] for s in ws)
+
+    return {
+        "warmup_share": warmup,
+        "rss_after_warmup_mb": round(base, 1),
+        "rss_end_mb": round(end, 1),
+        "rss_max_mb": round(max(s["rss_mb"] for s in post), 1),
+        "rss_growth_pct": round(100 * (end - base) / base, 2),
+        "p50_first_ms": med(first, "p50_ms"), "p50_last_ms": med(last, "p50_ms"),
+        "p95_first_ms": med(first, "p95_ms"), "p95_last_ms": med(last, "p95_ms"),
+        "p50_drift_pct": round(100 * (med(last, "p50_ms") - med(first, "p50_ms")) / max(med(first, "p50_ms"), 1e-9),
+                               1),
+        "p95_drift_pct": round(100 * (med(last, "p95_ms") - med(first, "p95_ms")) / max(med(first, "p95_ms"), 1e-9),
+                               1),
+    }
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--minutes", type=float, default=30.0, help="duration (default 30)")
+    p.add_argument("--model", type=Path, help="model directory (default: embedded model, else the tests' tiny one)")
+    p.add_argument("--docs", type=int, default=4, help="documents typed into (default 4)")
+    p.add_argument("--interval-ms", type=float, default=110.0, help="mean time between keystrokes (default 110)")
+    p.add_argument("--sample-s", type=float, default=15.0, help="seconds between RSS/latency samples (default 15)")
+    p.add_argument("--warmup", type=float, default=0.2, help="share of the run that is warm-up (default 0.2)")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--target-growth-pct", type=float, default=5.0)
+    args = p.parse_args()
+    args.model = args.model or default_model()
+    print(f"soak: {args.minutes} min, {args.docs} documents, model {args.model}", flush=True)
+    out = asyncio.run(soak(args))
+    result = analyse(out["samples"], args.warmup)
+    result["ok"] = bool(result.get("rss_growth_pct", 1e9) <= args.target_growth_pct and out["counts"]["errors"] == 0)
+    print({**out["counts"], "exit_code": out["exit_code"]})
+    print(result)
+    path = save("soak", {"args": {k: str(v) for k, v in vars(args).items()}, "result": result, **out})
+    print("saved", path)
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
