@@ -175,3 +175,22 @@ async def test_syntax_error_fixes_are_ranked_with_confidence(client: LanguageCli
     assert (await stats(client, recent=0))["summary"]["requests"] == before
     applied = await client.code_action_resolve_async(ranked[0])
     assert applied.edit is not None and not SyntaxDocument(apply(text, applied.edit, uri, 1), "python").has_errors()
+
+
+async def test_block_actions_with_postprocessing_on(client: LanguageClient):
+    """The syntax layer cleans action blocks like completions: whatever survives is a valid edit (the random
+    model's code may not survive, then there is no edit)."""
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {"postprocess": True}}))
+    try:
+        uri = "file:///post.py"
+        open_doc(client, uri, SOURCE)
+        for kind, offset in (("refactor.rewrite.laya.completeBlock", len(SOURCE)),
+                             ("refactor.rewrite.laya.implementComment", SOURCE.index("# return") + 2)):
+            action = by_kind(await list_actions(client, uri, SOURCE, offset), kind)
+            resolved = await client.code_action_resolve_async(action)
+            if resolved.edit is not None:
+                assert apply(SOURCE, resolved.edit, uri, 1).startswith(SOURCE[: SOURCE.index("# return")])
+        assert (await stats(client, recent=1))["recent"][-1]["status"] == "ok"
+    finally:
+        client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams(settings={"laya": {"postprocess": False}}))

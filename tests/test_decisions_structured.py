@@ -137,3 +137,18 @@ async def test_output_always_validates(client: LanguageClient, schema: dict, bud
     params = {"prompt": prompt or " ", "schema": schema, "maxTokens": budget}
     r = await structured(client, params)
     check(r, schema)
+
+
+async def test_cancel_stops_decoding(client: LanguageClient):
+    import asyncio
+
+    from pygls.exceptions import JsonRpcRequestCancelled
+
+    params = {"prompt": "x = ", "schema": {"type": "string", "minLength": 3000}, "maxTokens": 4096}
+    fut = asyncio.ensure_future(client.protocol.send_request_async("laya/structured", params, msg_id="long-json"))
+    await asyncio.sleep(0.3)
+    client.protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id="long-json"))
+    with pytest.raises(JsonRpcRequestCancelled):
+        await fut
+    rec = (await stats(client, recent=1))["recent"][-1]
+    assert rec["kind"] == "structured" and rec["status"] == "cancelled"

@@ -240,6 +240,8 @@ async def _structured_fallback(ls: LayaServer, prompt: str, schema: dict[str, An
 class _RankedFixes:
     """Fixes already ranked for a document version (line → candidates): listed by later requests for free."""
 
+    KEEP_DOCUMENTS = 64
+
     def __init__(self) -> None:
         self._by_uri: dict[str, tuple[int, dict[int, list[actions.FixCandidate]]]] = {}
 
@@ -248,11 +250,13 @@ class _RankedFixes:
         return entry[1] if entry is not None and entry[0] == version else {}
 
     def put(self, uri: str, version: int, line: int, cands: list[actions.FixCandidate]) -> None:
-        entry = self._by_uri.get(uri)
+        entry = self._by_uri.pop(uri, None)
         if entry is None or entry[0] != version:
             entry = (version, {})
-            self._by_uri[uri] = entry
+        self._by_uri[uri] = entry  # most recent last
         entry[1][line] = cands
+        while len(self._by_uri) > self.KEEP_DOCUMENTS:
+            del self._by_uri[next(iter(self._by_uri))]
 
 
 def _workspace_edit(doc: Any, version: int, edit: actions.Edit) -> lsp.WorkspaceEdit:
