@@ -3,6 +3,8 @@ whatever the model produced; and nothing raises."""
 
 from __future__ import annotations
 
+import ast
+
 from golden.samples import SAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -30,6 +32,8 @@ def test_returned_candidates_keep_a_clean_file_parsing(language: str, where: flo
         after = text[:offset] + candidate.text + text[offset:]
         tree = doc.parser.parse(after.encode("utf-8", "surrogatepass"))
         assert not tree.root_node.has_error, (offset, candidate.text, candidate.rules)
+        if language == "python":  # stricter than tree-sitter-python: indentation, operators at line end
+            ast.parse(after)
         assert candidate.text.strip()
     assert [c.rank for c in result.candidates] == list(range(len(result.candidates)))
     fixed = [c.fixed for c in result.candidates]

@@ -15,7 +15,7 @@ from .brackets import scan_brackets
 from .context import CursorContext, cursor_context
 from .document import SyntaxDocument
 from .plan import CompletionPlan, SyntaxSettings
-from .validate import CandidateChecker
+from .validate import CandidateChecker, Verdict
 
 MAX_CHECKS_PER_REQUEST = 12  # parses per request, fixes included: bounds the latency
 MAX_FIXES_PER_CANDIDATE = 2
@@ -125,6 +125,14 @@ def _fixes(full: str, ctx: CursorContext, doc: SyntaxDocument) -> list[tuple[str
     return unique[:MAX_FIXES_PER_CANDIDATE]
 
 
+def _check(checker: CandidateChecker, text: str, ctx: CursorContext, doc: SyntaxDocument) -> Verdict:
+    """The syntax check, after the lexical ones tree-sitter-python does not make (fixes need them too)."""
+    if doc.spec.indentation_syntax and (rules.python_line_left_open(text, ctx, doc.spec)
+                                        or rules.cut_at_inconsistent_indent(text, ctx, doc.spec) != text):
+        return Verdict(False, -1, -1)
+    return checker.check(text)
+
+
 def postprocess_detailed(doc: SyntaxDocument, offset: int, candidates: list[str], plan: CompletionPlan,
                          settings: SyntaxSettings | None = None) -> PostprocessResult:
     """Clean, check and rerank raw candidates for insertion at `offset`; also report the rejected ones."""
@@ -153,12 +161,12 @@ def postprocess_detailed(doc: SyntaxDocument, offset: int, candidates: list[str]
                     candidate.text, candidate.fixed = balanced, True
                     applied.append("balance_brackets")
         else:
-            verdict = checker.check(text)
+            verdict = _check(checker, text, ctx, doc)
             if not verdict.accepted:
                 for name, fixed_text in _fixes(text, ctx, doc):
                     if checker.checks >= MAX_CHECKS_PER_REQUEST:
                         break
-                    fixed_verdict = checker.check(fixed_text)
+                    fixed_verdict = _check(checker, fixed_text, ctx, doc)
                     if fixed_verdict.accepted:
                         verdict = fixed_verdict
                         candidate.text, candidate.fixed = fixed_text, True

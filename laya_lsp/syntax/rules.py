@@ -57,15 +57,17 @@ def fix_first_line_indent(text: str, ctx: CursorContext) -> str:
 
 
 def normalize_indent_chars(text: str, ctx: CursorContext) -> str:
-    """Indent continuation lines with the document's character (tabs vs spaces)."""
+    """Indent lines with the document's character (tabs vs spaces): the lines after the first, and the first
+    when only indentation precedes the cursor (Python rejects a mix of the two)."""
     lines = text.split("\n")
-    if len(lines) == 1:
+    first = 0 if ctx.prefix_blank and ctx.line_prefix + leading_ws(lines[0]) else 1
+    if len(lines) == first:
         return text
     uses_tabs = ctx.indent_unit == "\t"
     space_indents = [width(leading_ws(ln)) for ln in lines[1:] if ln.strip() and leading_ws(ln).startswith(" ")]
     model_unit = min(reduce(gcd, space_indents, 0) or 4, 4)  # 8 and 12 → 4; a lone 8 is two levels of 4
-    out = [lines[0]]
-    for line in lines[1:]:
+    out = lines[:first]
+    for line in lines[first:]:
         lead = leading_ws(line)
         if uses_tabs and lead and "\t" not in lead:
             levels, rest = divmod(len(lead), model_unit)
@@ -161,12 +163,39 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
             return "\n".join(lines[:index]).rstrip() if index else ""
         opens = body.endswith(":")
     scan = scan_brackets(text, spec)
-    # The code after the cursor moves below the candidate: it must fit too (unless it continues a bracket).
-    suffix_indent = width(ctx.line_prefix + leading_ws(ctx.line_suffix))
-    if (ctx.prefix_blank and ctx.line_suffix.strip() and not scan.unclosed
-            and not text.rstrip().endswith((",", "\\")) and not _indent_fits(stack, suffix_indent, opens)):
+    # The code that follows must still fit: the rest of the cursor line when the candidate pushes it down,
+    # else the next line (unless the candidate leaves a bracket or a backslash line open).
+    if ctx.prefix_blank and ctx.line_suffix.strip():
+        following: str | None = ctx.line_prefix + ctx.line_suffix
+    elif "\n" in text or ctx.prefix_blank:
+        following = ctx.next_lines[0] if ctx.next_lines else None
+    else:
+        following = None
+    if (following is not None and not scan.unclosed and not text.rstrip().endswith("\\")
+            and not following.lstrip().startswith("#")
+            and not _indent_fits(stack, width(leading_ws(following)), opens)):
         return ""
     return text
+
+
+_PY_OPEN_END = ("=", "+", "-", "*", "/", "%", "&", "|", "^", "<", ">", ".", "@", "~", " and", " or", " not")
+
+
+def python_line_left_open(text: str, ctx: CursorContext, spec: LanguageSpec) -> bool:
+    """Python: a line of the candidate ends with an operator outside any bracket (`x =`, `a and`). Python
+    rejects it; tree-sitter-python quietly joins it with the next line."""
+    if not spec.indentation_syntax or ctx.in_brackets or ctx.in_comment or ctx.in_string is not None:
+        return False
+    lines = text.split("\n")
+    scan = scan_brackets(text, spec)
+    depths = [*scan.line_depths[1:], len(scan.unclosed)]  # bracket depth at the end of each line
+    for line, depth in zip(lines, depths):
+        code = line.split("#", 1)[0].rstrip() if "#" in line and "'" not in line and '"' not in line else line.rstrip()
+        if depth == 0 and code and code.endswith(_PY_OPEN_END) and not code.endswith(("->", "**")):
+            if code.endswith(".") and code[-2:-1].isdigit():
+                continue  # a float literal (`1.`), not an attribute access
+            return True
+    return False
 
 
 def _indent_fits(stack: list[int], indent: int, opens: bool) -> bool:

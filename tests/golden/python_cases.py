@@ -144,6 +144,10 @@ CASES = [
              █        total += 1
              """),
          "    for x in items", None, plan="line_before_code"),
+    Case("a line ending in an operator is rejected (tree-sitter would join it to the next)", "python",
+         "def f(a):\n    b = 1\n█    return b\n", "    b =", None, plan="line_before_code"),
+    Case("a float literal's dot does not leave the line open", "python",
+         "lo, hi = █\n", "-1., 1.", "-1., 1."),
     Case("a model stuck in a loop keeps one copy", "python",
          "def f(xs):█\n",
          "\n    out = []\n    out.append(1)\n    out.append(1)\n    out.append(1)\n    out.append(1)",
