@@ -36,8 +36,11 @@ def total(xs):
 async def client(lsp_client: LanguageClient):
     # The tiny random model's text would not survive post-processing; a zero threshold shows every fix.
     opts = {"postprocess": False, "decisionThreshold": 0.0, "inlineMaxLines": 4}
+    # A client that resolves code actions lazily (test_decisions_conformance covers one that does not).
+    caps = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities(code_action=lsp.CodeActionClientCapabilities(
+        resolve_support=lsp.ClientCodeActionResolveOptions(properties=["edit"]))))
     await lsp_client.initialize_session(
-        lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options=opts)
+        lsp.InitializeParams(capabilities=caps, process_id=None, initialization_options=opts)
     )
     yield
     await lsp_client.shutdown_session()
@@ -95,6 +98,7 @@ async def test_listing_does_no_model_work(client: LanguageClient):
     assert after["documents"] == before["documents"], "listing touched the KV caches"
     assert {"refactor.rewrite.laya.completeBlock", "refactor.rewrite.laya.implementComment",
             "refactor.rewrite.laya.addDocstring"} <= kinds
+    assert all(a.command is None and a.edit is None for a in await list_actions(client, uri, SOURCE, 0))
 
 
 async def test_complete_block_resolves_to_a_versioned_edit(client: LanguageClient):
@@ -194,3 +198,4 @@ async def test_block_actions_with_postprocessing_on(client: LanguageClient):
     finally:
         client.workspace_did_change_configuration(
             lsp.DidChangeConfigurationParams(settings={"laya": {"postprocess": False}}))
+

@@ -42,6 +42,15 @@ async def test_decisions_session_conforms():
         kinds = {a["kind"] for a in actions}
         assert {"quickfix.laya.fixSyntax", "refactor.rewrite.laya.implementComment",
                 "refactor.rewrite.laya.addDocstring", "refactor.rewrite.laya.completeBlock"} <= kinds
+        # This client announces no codeAction resolve support: each action carries a command as well, and
+        # executing it makes the server compute the edit and send workspace/applyEdit.
+        applied: list[dict] = []
+        c.request_handlers["workspace/applyEdit"] = lambda p: applied.append(p) or {"applied": True}
+        block = next(a for a in actions if a["kind"] == "refactor.rewrite.laya.completeBlock")
+        assert block["command"]["command"] == "laya.applyCodeAction"
+        assert await c.call("workspace/executeCommand", block["command"]) is True
+        (change,) = applied[0]["edit"]["documentChanges"]
+        assert change["textDocument"] == {"uri": URI, "version": 1} and change["edits"][0]["newText"]
         for action in actions:
             resolved = await c.call("codeAction/resolve", action)
             if "edit" in resolved:

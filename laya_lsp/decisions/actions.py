@@ -208,6 +208,28 @@ def list_offers(doc: SyntaxDocument, version: int, uri: str, lo: int, hi: int,
     return offers
 
 
+class RankedFixes:
+    """Fixes already ranked for a document version (line → candidates): listed by later requests for free."""
+
+    KEEP_DOCUMENTS = 64
+
+    def __init__(self) -> None:
+        self._by_uri: dict[str, tuple[int, dict[int, list[FixCandidate]]]] = {}
+
+    def get(self, uri: str, version: int) -> dict[int, list[FixCandidate]]:
+        entry = self._by_uri.get(uri)
+        return entry[1] if entry is not None and entry[0] == version else {}
+
+    def put(self, uri: str, version: int, line: int, cands: list[FixCandidate]) -> None:
+        entry = self._by_uri.pop(uri, None)
+        if entry is None or entry[0] != version:
+            entry = (version, {})
+        self._by_uri[uri] = entry  # most recent last
+        entry[1][line] = cands
+        while len(self._by_uri) > self.KEEP_DOCUMENTS:
+            del self._by_uri[next(iter(self._by_uri))]
+
+
 # -- syntax-error fix candidates (rules; the model adds its own at resolve) --------------------------------
 
 _OPEN, _CLOSE = "([{", ")]}"

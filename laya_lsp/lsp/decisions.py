@@ -237,28 +237,6 @@ async def _structured_fallback(ls: LayaServer, prompt: str, schema: dict[str, An
 
 # -- code actions ----------------------------------------------------------------------------------------
 
-class _RankedFixes:
-    """Fixes already ranked for a document version (line → candidates): listed by later requests for free."""
-
-    KEEP_DOCUMENTS = 64
-
-    def __init__(self) -> None:
-        self._by_uri: dict[str, tuple[int, dict[int, list[actions.FixCandidate]]]] = {}
-
-    def get(self, uri: str, version: int) -> dict[int, list[actions.FixCandidate]]:
-        entry = self._by_uri.get(uri)
-        return entry[1] if entry is not None and entry[0] == version else {}
-
-    def put(self, uri: str, version: int, line: int, cands: list[actions.FixCandidate]) -> None:
-        entry = self._by_uri.pop(uri, None)
-        if entry is None or entry[0] != version:
-            entry = (version, {})
-        self._by_uri[uri] = entry  # most recent last
-        entry[1][line] = cands
-        while len(self._by_uri) > self.KEEP_DOCUMENTS:
-            del self._by_uri[next(iter(self._by_uri))]
-
-
 def _workspace_edit(doc: Any, version: int, edit: actions.Edit) -> lsp.WorkspaceEdit:
     rng = lsp.Range(start=doc.client_position_at_offset(edit.start), end=doc.client_position_at_offset(edit.end))
     return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
@@ -267,7 +245,18 @@ def _workspace_edit(doc: Any, version: int, edit: actions.Edit) -> lsp.Workspace
     )])
 
 
-def _list_actions(ls: LayaServer, params: lsp.CodeActionParams, ranked: _RankedFixes) -> list[lsp.CodeAction]:
+APPLY_COMMAND = "laya.applyCodeAction"
+
+
+def _client_resolves_edits(ls: LayaServer) -> bool:
+    """Does the client call codeAction/resolve for the edit? If not, each action carries a command instead."""
+    caps = ls.client_capabilities
+    ca = caps.text_document.code_action if caps and caps.text_document else None
+    props = ca.resolve_support.properties if ca and ca.resolve_support else []
+    return "edit" in props
+
+
+def _list_actions(ls: LayaServer, params: lsp.CodeActionParams, ranked: actions.RankedFixes) -> list[lsp.CodeAction]:
     doc = _open_doc(ls, params.text_document.uri)
     if doc is None or doc.version is None:
         return []
@@ -280,15 +269,18 @@ def _list_actions(ls: LayaServer, params: lsp.CodeActionParams, ranked: _RankedF
     offers = actions.list_offers(sdoc, doc.version, doc.uri, min(lo, hi), max(lo, hi),
                                  ranked.get(doc.uri, doc.version), ls.settings.decision_threshold)
     only = params.context.only if params.context else None
+    lazy = _client_resolves_edits(ls)
     out = []
     for o in offers:
         if only and not any(o.lsp_kind == k or o.lsp_kind.startswith(f"{k}.") for k in only):
             continue
-        out.append(lsp.CodeAction(title=o.title, kind=o.lsp_kind, data=o.data))
+        # A client that never resolves runs the command instead; the server then sends workspace/applyEdit.
+        cmd = None if lazy else lsp.Command(title=o.title, command=APPLY_COMMAND, arguments=[o.data])
+        out.append(lsp.CodeAction(title=o.title, kind=o.lsp_kind, data=o.data, command=cmd))
     return out
 
 
-async def _resolve_action(ls: LayaServer, action: lsp.CodeAction, ranked: _RankedFixes) -> lsp.CodeAction:
+async def _resolve_action(ls: LayaServer, action: lsp.CodeAction, ranked: actions.RankedFixes) -> lsp.CodeAction:
     data = action.data if isinstance(action.data, dict) else None
     if data is None or not isinstance(data.get("uri"), str):
         return action
@@ -348,7 +340,7 @@ async def _action_fallback(ls: LayaServer, data: dict[str, Any], res: resolve.Re
 def register(server: LayaServer) -> None:
     """Register `laya/decide`, `laya/structured` and the code actions on `server`."""
     _keep_raw_params(server)
-    ranked = _RankedFixes()
+    ranked = actions.RankedFixes()
 
     @server.feature(DECIDE_METHOD)
     async def decide(ls: LayaServer, params: Any = None) -> dict[str, Any]:
@@ -371,3 +363,15 @@ def register(server: LayaServer) -> None:
     @server.feature(lsp.CODE_ACTION_RESOLVE)
     async def code_action_resolve(ls: LayaServer, action: lsp.CodeAction) -> lsp.CodeAction:
         return await _resolve_action(ls, action, ranked)
+
+    @server.command(APPLY_COMMAND)
+    async def apply_code_action(ls: LayaServer, *args: Any) -> bool:
+        """For clients without codeAction/resolve: compute the action's edit and ask the client to apply it."""
+        data = args[0] if args and isinstance(args[0], dict) else (args[0][0] if args and args[0] else None)
+        if not isinstance(data, dict):
+            return False
+        done = await _resolve_action(ls, lsp.CodeAction(title=str(data.get("laya")), data=data), ranked)
+        if done.edit is None:
+            return False
+        res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=done.edit, label=done.title))
+        return bool(res.applied)
