@@ -59,6 +59,7 @@ class Window:
 
 
 _CONTINUABLE = ("if", "try", "for", "while")  # statements an `else`/`catch`/`finally` clause may extend
+_PUNCTUATION = (";", ":", ",")
 
 
 def _line_start(data: bytes, byte: int) -> int:
@@ -76,14 +77,18 @@ def _pick(children: list[tree_sitter.Node], byte: int) -> tuple[int, int, tree_s
     before = [c for c in children if c.start_byte <= byte]
     index = len(before) - 1
     holder = before[-1] if before else None
-    previous = children[index - 1] if index >= 1 else None
-    if previous is not None and previous.type in (";", ":") and index >= 2:
-        previous = children[index - 2]  # a bare `;`/`:` token (`public:`) belongs with the node before it
-    elif previous is not None and not any(word in previous.type for word in _CONTINUABLE):
+    start = index
+    while start >= 1 and children[start].type in _PUNCTUATION:
+        start -= 1  # a bare `;`/`:`/`,` token (`public:`, `name: string;`) belongs with the node before it
+    previous = children[start - 1] if start >= 1 else None
+    while previous is not None and previous.type in _PUNCTUATION and start >= 2:
+        start -= 1
+        previous = children[start - 1]
+    if previous is not None and not any(word in previous.type for word in _CONTINUABLE):
         previous = None
-    first = (previous or holder).start_byte if holder is not None else byte
+    first = (previous or children[start]).start_byte if holder is not None else byte
     last = min(index + 1, len(children) - 1)
-    if last + 1 < len(children) and children[last + 1].type in (";", ":"):
+    if last + 1 < len(children) and children[last + 1].type in _PUNCTUATION:
         last += 1  # `struct s { … };` is a specifier child plus a separate `;` child
     return first, max(children[last].end_byte, byte), holder
 
