@@ -29,6 +29,12 @@ SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}, "ok": {"typ
 DOC = "def area(width, height):\n    return width * height\n\n\ndef main():\n    "
 
 
+# A client that resolves code actions lazily (pygls' client would mistake actions that carry commands for
+# Command objects).
+LAZY_CAPS = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities(
+    code_action=lsp.CodeActionClientCapabilities(resolve_support=lsp.ClientCodeActionResolveOptions(properties=["edit"]))))
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -69,7 +75,7 @@ async def client(lsp_client: LanguageClient, mlx_server: str):
     # Threshold 1: every answer is "low confidence", so everything is handed off.
     opts = {"postprocess": False, "fallback": {"url": mlx_server, "threshold": 1.0, "timeoutMs": 20000}}
     await lsp_client.initialize_session(
-        lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options=opts))
+        lsp.InitializeParams(capabilities=LAZY_CAPS, process_id=None, initialization_options=opts))
     yield
     await lsp_client.shutdown_session()
 
@@ -166,7 +172,7 @@ GUARDED_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(_GUARD_DIR), os.
 async def offline(lsp_client: LanguageClient):
     SOCKET_LOG.unlink(missing_ok=True)
     await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options={"postprocess": False}))
+        capabilities=LAZY_CAPS, process_id=None, initialization_options={"postprocess": False}))
     yield
     await lsp_client.shutdown_session()
 

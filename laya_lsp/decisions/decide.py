@@ -27,6 +27,9 @@ from ..engine.score import ScoreResult, score_options
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 SUFFIX_SHARE = 0.25  # of the decision token budget, for the text after a document position
+# Only this many characters per budgeted token are tokenized from the end of a long context (more than any
+# tokenizer's characters per token), so a big file is never tokenized whole for a 256-token prompt.
+TAIL_CHARS_PER_TOKEN = 16
 
 
 class DecisionError(ValueError):
@@ -139,10 +142,10 @@ def build_prompt(lm: LoadedModel, req: DecideRequest, texts: list[str]) -> tuple
     budget = max(8, req.max_tokens)
     if req.document and lm.fim.has_fim:
         suf = b.encode(req.suffix[: int(budget * SUFFIX_SHARE) * 8])[: int(budget * SUFFIX_SHARE)]
-        pre = b.encode(prefix)[-(budget - len(suf) - 4) :]
+        pre = b.encode(prefix[-budget * TAIL_CHARS_PER_TOKEN :])[-(budget - len(suf) - 4) :]
         ids = b.build(pre, suf).ids
     else:
-        pre = b.encode(prefix)[-budget:]
+        pre = b.encode(prefix[-budget * TAIL_CHARS_PER_TOKEN :])[-budget:]
         ids = b.build(pre, [], layout="prefix").ids
     if not ids:
         raise DecisionError("the context is empty: give `context` text or a document position after some text")

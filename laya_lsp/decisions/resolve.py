@@ -30,7 +30,7 @@ from .actions import (
     line_bounds,
     rule_fixes,
 )
-from .decide import load_calibration, softmax
+from .decide import TAIL_CHARS_PER_TOKEN, load_calibration, softmax
 
 BLOCK_TOKENS = 160  # token cap for a generated block (an explicit action may be longer than a completion)
 DOC_TOKENS = 64
@@ -193,7 +193,8 @@ def rank_fixes(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, line_
     for c in valid:
         windows.append(text[ls : c.edit.start] + c.edit.text + text[c.edit.end : win_end])
     b = lm.builder
-    prompt = b.encode(text[:ls])[-s.decision_tokens :] or [lm.tokenizer.eos_token_id or 0]
+    prompt = b.encode(text[max(0, ls - s.decision_tokens * TAIL_CHARS_PER_TOKEN) : ls])[-s.decision_tokens :]
+    prompt = prompt or [lm.tokenizer.eos_token_id or 0]
     res = score_options(lm, None, prompt, [b.encode(w) for w in windows], cancel, s.prefill_chunk)
     cal = load_calibration(lm.name)
     probs = softmax([x.logprob / max(cal.temperature, 1e-3) for x in res.scores])

@@ -1,8 +1,10 @@
 """Queue decision work on the engine's single inference worker, with a cancel token and a stats record.
 
-Decision jobs get their own scheduler key (`<doc>#<kind>`): typing in a document supersedes its pending
-completion but not a decision the user asked for; a newer decision of the same kind for the same document
-supersedes the older one. They still use the document's own cache, so shared context is prefilled once.
+Decision jobs never share a scheduler key with completions: typing in a document supersedes its pending
+completion but not a decision the user asked for. With `latest_wins`, a newer job of the same kind for the
+same document supersedes the older one (code actions: the user has moved on); otherwise every job gets its own
+key (decide, structured: each request is answered). They still use the document's own cache (engine/score.py
+`borrow`), so shared context is prefilled once.
 """
 
 from __future__ import annotations
@@ -28,13 +30,13 @@ class NoModel(RuntimeError):
 _counter = 0
 
 
-def submit(engine: Engine, kind: str, doc_id: str | None, work: Work) -> Job:
+def submit(engine: Engine, kind: str, doc_id: str | None, work: Work, latest_wins: bool = False) -> Job:
     """Run `work(lm, doc_cache, cancel, stats)` on the worker; the job's future resolves to its return value,
     or to None when the job was cancelled, superseded or dropped. `doc_cache()` gives the document's cache
     (None for work without a document)."""
     global _counter
     _counter += 1
-    key = f"{doc_id}#{kind}" if doc_id else f"#{kind}-{_counter}"
+    key = f"{doc_id}#{kind}" if doc_id and latest_wins else f"{doc_id or ''}#{kind}-{_counter}"
     st = engine.stats.new(doc_id or "", kind)
 
     def run(job: Job) -> Any:

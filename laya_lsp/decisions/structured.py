@@ -29,6 +29,7 @@ import numpy as np
 from ..engine.decode import CancelToken
 from ..engine.model import LoadedModel
 from ..engine.score import constrained_decode
+from .decide import TAIL_CHARS_PER_TOKEN
 
 MAX_CLOSE_STEPS = 4096
 DEFAULT_MAX_TOKENS = 256
@@ -235,7 +236,8 @@ def structured_on_worker(lm: LoadedModel, prompt: str, schema: dict[str, Any], p
                          ) -> StructuredResult:
     """Generate a value for `schema` after `prompt` (prefix-only layout, capped at `prompt_tokens`)."""
     constraint = JsonConstraint(lm, prepared)
-    ids = lm.builder.encode(prompt)[-prompt_tokens:] or [lm.tokenizer.eos_token_id or 0]
+    tail = prompt[-prompt_tokens * TAIL_CHARS_PER_TOKEN :]
+    ids = lm.builder.encode(tail)[-prompt_tokens:] or [lm.tokenizer.eos_token_id or 0]
     res = constrained_decode(lm, None, ids, constraint, constraint.stop, max_tokens, cancel, chunk)
     out = [t for t in res.ids if t != constraint.eos]
     closed = not res.stopped

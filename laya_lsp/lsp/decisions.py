@@ -289,7 +289,14 @@ async def _resolve_action(ls: LayaServer, action: lsp.CodeAction, ranked: action
     if doc is None or doc.version != version:
         return action  # stale: computed for another version of the document, so no edit
     if data.get("laya") == actions.APPLY_FIX:
-        action.edit = _workspace_edit(doc, version, actions.Edit(data["start"], data["end"], data["text"]))
+        try:
+            edit = actions.Edit(int(data["start"]), int(data["end"]), str(data["text"]))
+        except (KeyError, TypeError, ValueError):
+            return action
+        if 0 <= edit.start <= edit.end <= len(doc.source):
+            action.edit = _workspace_edit(doc, version, edit)
+        return action
+    if data.get("laya") not in actions.LSP_KINDS:
         return action
     await ls.wait_for_model()
     s, uri = ls.settings, doc.uri
@@ -300,8 +307,11 @@ async def _resolve_action(ls: LayaServer, action: lsp.CodeAction, ranked: action
         return resolve.resolve_on_worker(lm, doc_cache(), snapshot, data, s, cancel, uri)
 
     try:
-        res = await _await_job(ls, runner.submit(ls.engine, "action", uri, work))
+        res = await _await_job(ls, runner.submit(ls.engine, "action", uri, work, latest_wins=True))
     except runner.NoModel:
+        return action
+    except (KeyError, TypeError, ValueError, IndexError) as exc:  # data the client altered
+        log.warning("code action not resolved: %s: %s", type(exc).__name__, exc)
         return action
     if res is None:
         return action
