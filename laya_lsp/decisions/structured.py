@@ -84,7 +84,8 @@ def _close_objects(node: Any) -> None:
         if key in ("properties", "$defs", "definitions", "patternProperties") and isinstance(value, dict):
             for sub in value.values():
                 _close_objects(sub)
-        elif key not in ("enum", "const", "default", "examples", "required"):
+        elif key not in ("enum", "const", "default", "examples", "required", "not", "if"):
+            # Not under "not"/"if": narrowing those would widen what the whole schema accepts.
             _close_objects(value)
 
 
