@@ -101,7 +101,7 @@ async def storm(c: LspClient, n: int, seed: int) -> tuple[list[Sent], dict[int, 
             d.version += 1
             counts["edits"] += 1
         if rng.random() < 0.4:
-            await asyncio.sleep(rng.choice([0, 0.002, 0.01, 0.03, 0.08, 0.15, 0.25]))
+            await asyncio.sleep(rng.choice([0, 0.002, 0.01, 0.03, 0.06, 0.12, 0.2]))
     _done, pending = await asyncio.wait(list(futures.values()), timeout=120)
     assert not pending, f"{len(pending)} requests never answered"
     responses = {rid: fut.result() for rid, fut in futures.items()}

@@ -100,7 +100,7 @@ def run_script(s: BlockingSession, initial: str, script: list, encoding: str, fu
                 COUNTS["changes"] += 1
             version += 1
             await s.c.did_change(uri, version, changes)
-            got = await s.c.call("laya/documentText", {"uri": uri})
+            got = await s.c.call("laya/documentText", {"uri": uri, "checkTree": True})
             assert got["text"] == text, (f"after batch {n} {batch!r}:\nserver {got['text']!r}\nclient {text!r}")
             assert got["version"] == version
             assert got["syntaxInStep"] is True, f"syntax layer text differs after batch {n} {batch!r}"

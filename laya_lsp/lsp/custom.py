@@ -79,17 +79,18 @@ def register(server: LayaServer) -> None:
 
     @server.feature(DOCUMENT_TEXT_METHOD)
     def document_text(ls: LayaServer, params: Any = None) -> dict[str, Any] | None:
-        """The server's copy of an open document: params {"uri": str} → {"uri", "text", "version",
-        "syntaxInStep", "treeInStep"}, or null when the document is not open. For tests and bug reports: it shows
-        exactly what the model sees. `syntaxInStep`: the syntax layer's text equals it; `treeInStep`: its
-        incrementally edited tree equals a fresh parse (null where there is no syntax document or parser)."""
+        """The server's copy of an open document: params {"uri": str, "checkTree": bool} → {"uri", "text",
+        "version", "syntaxInStep", "treeInStep"}, or null when the document is not open. For tests and bug reports:
+        it shows exactly what the model sees. `syntaxInStep`: the syntax layer's text equals it; `treeInStep` (only
+        with checkTree, it reparses): its incrementally edited tree equals a fresh parse, else null."""
         uri = _get(params, "uri", None)
         if not isinstance(uri, str) or unquote(uri) not in ls.workspace.text_documents:
             return None
         doc = ls.workspace.get_text_document(uri)
         sdoc = ls.syntax_docs.get(uri)
         tree_ok = None
-        if sdoc is not None and sdoc.parser is not None and sdoc.tree is not None:
+        if _get(params, "checkTree", False) is True and sdoc is not None and sdoc.parser is not None \
+                and sdoc.tree is not None:
             tree_ok = str(sdoc.tree.root_node) == str(sdoc.parser.parse(sdoc.data).root_node)
         return {"uri": uri, "text": doc.source, "version": doc.version,
                 "syntaxInStep": None if sdoc is None else sdoc.text == doc.source, "treeInStep": tree_ok}
