@@ -24,34 +24,89 @@ ROOT = Path(__file__).resolve().parent.parent
 HELIX = ROOT / "editors" / "helix" / "languages.toml"
 SUBLIME = ROOT / "editors" / "sublime" / "LSP.sublime-settings"
 
-# Helix book, "Languages": top-level tables, [language-server.NAME] keys, [[language]] keys, LSP feature names.
+# Helix book, "Languages": top-level tables, [language-server.NAME] keys, [[language]] keys, LSP feature
+# names.
 HELIX_TOP = {"use-grammars", "language-server", "language", "grammar"}
 HELIX_SERVER_KEYS = {"command", "args", "config", "timeout", "environment", "required-root-patterns"}
 HELIX_LANGUAGE_KEYS = {
-    "name", "language-id", "scope", "injection-regex", "file-types", "shebangs", "roots", "auto-format",
-    "diagnostic-severity", "comment-tokens", "comment-token", "block-comment-tokens", "indent", "language-servers",
-    "grammar", "formatter", "soft-wrap", "text-width", "rulers", "path-completion", "word-completion",
-    "workspace-lsp-roots", "persistent-diagnostic-sources", "auto-pairs", "debugger",
+    "name",
+    "language-id",
+    "scope",
+    "injection-regex",
+    "file-types",
+    "shebangs",
+    "roots",
+    "auto-format",
+    "diagnostic-severity",
+    "comment-tokens",
+    "comment-token",
+    "block-comment-tokens",
+    "indent",
+    "language-servers",
+    "grammar",
+    "formatter",
+    "soft-wrap",
+    "text-width",
+    "rulers",
+    "path-completion",
+    "word-completion",
+    "workspace-lsp-roots",
+    "persistent-diagnostic-sources",
+    "auto-pairs",
+    "debugger",
 }
 HELIX_SERVER_REF_KEYS = {"name", "only-features", "except-features"}
 HELIX_FEATURES = {
-    "format", "goto-definition", "goto-declaration", "goto-type-definition", "goto-reference", "goto-implementation",
-    "signature-help", "hover", "document-highlight", "completion", "code-action", "workspace-command",
-    "document-symbols", "workspace-symbols", "diagnostics", "rename-symbol", "inlay-hints",
+    "format",
+    "goto-definition",
+    "goto-declaration",
+    "goto-type-definition",
+    "goto-reference",
+    "goto-implementation",
+    "signature-help",
+    "hover",
+    "document-highlight",
+    "completion",
+    "code-action",
+    "workspace-command",
+    "document-symbols",
+    "workspace-symbols",
+    "diagnostics",
+    "rename-symbol",
+    "inlay-hints",
 }
 # Servers Helix defines in its built-in languages.toml that our file lists beside laya.
 HELIX_BUILTIN_SERVERS = {
-    "ruff", "jedi", "pylsp", "typescript-language-server", "gopls", "golangci-lint-lsp", "rust-analyzer", "clangd",
+    "ruff",
+    "jedi",
+    "pylsp",
+    "typescript-language-server",
+    "gopls",
+    "golangci-lint-lsp",
+    "rust-analyzer",
+    "clangd",
     "jdtls",
 }
 HELIX_LANGUAGES = {"python", "javascript", "typescript", "go", "rust", "c", "cpp", "java"}
 
-# sublimelsp ClientConfig properties (deprecated ones left out: languageId, document_selector, feature_selector,
+# sublimelsp ClientConfig properties (deprecated ones left out: languageId, document_selector,
+# feature_selector,
 # syntaxes, scopes, languages, ignore_server_trigger_chars), with the JSON type each must have.
 SUBLIME_CLIENT_KEYS: dict[str, type | tuple[type, ...]] = {
-    "command": list, "enabled": bool, "file_watcher": dict, "tcp_port": int, "auto_complete_selector": str,
-    "selector": str, "schemes": list, "priority_selector": str, "initializationOptions": dict, "settings": dict,
-    "experimental_capabilities": dict, "disabled_capabilities": dict, "env": dict, "diagnostics_mode": str,
+    "command": list,
+    "enabled": bool,
+    "file_watcher": dict,
+    "tcp_port": int,
+    "auto_complete_selector": str,
+    "selector": str,
+    "schemes": list,
+    "priority_selector": str,
+    "initializationOptions": dict,
+    "settings": dict,
+    "experimental_capabilities": dict,
+    "disabled_capabilities": dict,
+    "env": dict,
+    "diagnostics_mode": str,
 }
 
 
@@ -65,12 +120,14 @@ def _check_laya_settings(raw: Any, where: str) -> None:
         raise AssertionError(f"{where}: {exc}") from None
 
 
-# -- Helix ------------------------------------------------------------------------------------------------------
+# -- Helix ---------------------------------------------------------------------------------------------------
 def check_helix(doc: dict[str, Any]) -> None:
     assert set(doc) <= HELIX_TOP, f"unknown top-level keys: {sorted(set(doc) - HELIX_TOP)}"
     servers = doc["language-server"]
     laya = servers["laya"]
-    assert set(laya) <= HELIX_SERVER_KEYS, f"unknown language-server keys: {sorted(set(laya) - HELIX_SERVER_KEYS)}"
+    assert set(laya) <= HELIX_SERVER_KEYS, (
+        f"unknown language-server keys: {sorted(set(laya) - HELIX_SERVER_KEYS)}"
+    )
     assert laya["command"] == "laya-lsp"
     assert isinstance(laya.get("args", []), list) and all(isinstance(a, str) for a in laya.get("args", []))
     assert isinstance(laya.get("timeout", 20), int)
@@ -78,7 +135,9 @@ def check_helix(doc: dict[str, Any]) -> None:
     known = set(servers) | HELIX_BUILTIN_SERVERS
     names = set()
     for lang in doc["language"]:
-        assert set(lang) <= HELIX_LANGUAGE_KEYS, f"{lang.get('name')}: unknown keys {set(lang) - HELIX_LANGUAGE_KEYS}"
+        assert set(lang) <= HELIX_LANGUAGE_KEYS, (
+            f"{lang.get('name')}: unknown keys {set(lang) - HELIX_LANGUAGE_KEYS}"
+        )
         assert lang["name"] in HELIX_LANGUAGES, lang["name"]
         names.add(lang["name"])
         uses_laya = False
@@ -87,7 +146,9 @@ def check_helix(doc: dict[str, Any]) -> None:
                 assert ref in known, f"{lang['name']}: undefined language server {ref!r}"
                 uses_laya |= ref == "laya"
                 continue
-            assert set(ref) <= HELIX_SERVER_REF_KEYS, f"{lang['name']}: unknown keys {set(ref) - HELIX_SERVER_REF_KEYS}"
+            assert set(ref) <= HELIX_SERVER_REF_KEYS, (
+                f"{lang['name']}: unknown keys {set(ref) - HELIX_SERVER_REF_KEYS}"
+            )
             assert ref["name"] in known, f"{lang['name']}: undefined language server {ref['name']!r}"
             assert not ("only-features" in ref and "except-features" in ref)
             features = set(ref.get("only-features", [])) | set(ref.get("except-features", []))
@@ -118,7 +179,7 @@ def test_helix_check_rejects_broken_config(breakage: str) -> None:
         check_helix(doc)
 
 
-# -- Sublime Text -----------------------------------------------------------------------------------------------
+# -- Sublime Text --------------------------------------------------------------------------------------------
 def load_sublime_settings(text: str) -> Any:
     """sublime-settings is JSON with // comments; ours keeps comments on their own lines."""
     return json.loads("\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//")))
@@ -133,9 +194,13 @@ def check_sublime(doc: dict[str, Any]) -> None:
     assert laya["enabled"] is True
     assert laya["command"][0] == "laya-lsp" and all(isinstance(a, str) for a in laya["command"])
     for alternative in laya["selector"].split("|"):
-        assert re.fullmatch(r"\s*(source|text)\.[a-z+]+\s*", alternative), f"odd selector part {alternative!r}"
+        assert re.fullmatch(r"\s*(source|text)\.[a-z+]+\s*", alternative), (
+            f"odd selector part {alternative!r}"
+        )
     _check_laya_settings(laya["initializationOptions"], "clients.laya.initializationOptions")
-    assert set(laya["settings"]) == {"laya"}, "settings are sent as workspace/didChangeConfiguration {laya: ...}"
+    assert set(laya["settings"]) == {"laya"}, (
+        "settings are sent as workspace/didChangeConfiguration {laya: ...}"
+    )
     _check_laya_settings(laya["settings"]["laya"], "clients.laya.settings.laya")
     assert laya["settings"]["laya"] == laya["initializationOptions"]
 

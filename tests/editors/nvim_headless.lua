@@ -67,6 +67,14 @@ local ok, err = pcall(function()
   out.inline = laya_result(vim.lsp.buf_request_sync(buf, "textDocument/inlineCompletion",
     { textDocument = td, position = pos, context = { triggerKind = 1 } }, 30000))
 
+  out.code_actions = laya_result(vim.lsp.buf_request_sync(buf, "textDocument/codeAction",
+    { textDocument = td, range = { start = pos, ["end"] = pos }, context = { diagnostics = {} } }, 30000))
+  if type(out.code_actions) == "table" and out.code_actions[1] then
+    local client = laya.clients(buf)[1]
+    local r = client:request_sync("codeAction/resolve", out.code_actions[1], 30000, buf)
+    out.resolved = r and r.result
+  end
+
   local done = false
   laya.request_stats({ recent = 10 }, function(e, result)
     out.stats, out.stats_error, done = result, e, true

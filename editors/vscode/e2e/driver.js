@@ -1,6 +1,6 @@
 // Drives the real VS Code workbench (code-server 4.100.3 = Code 1.100.3) in headless Chromium with the packaged
 // laya .vsix installed: opens a Python file, types ".", accepts the laya item from the suggest widget, then the
-// ghost text that follows it with Tab, saves, and reports what landed in the file next to what the
+// ghost text that follows it with Tab, saves, shows laya/stats, applies a laya code action and saves again, and reports what landed in the file next to what the
 // server answered (recorded by tests/editors/lsp_tee.py between VS Code and laya-lsp).
 "use strict";
 const fs = require("node:fs");
@@ -21,8 +21,10 @@ const CHROMIUM_FLAGS = [
   "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
   "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
 ];
-const SOURCE = "import os\n\n\ndef main():\n    x = os";
+// helper() is clean code for the code-action step; main() gets the completions.
+const SOURCE = "import os\n\n\ndef helper(a, b):\n    return a + b\n\n\ndef main():\n    x = os";
 const PREFIX = "    x = os.";
+const LINE = 8;
 
 class CheckFailed extends Error {}
 
@@ -101,6 +103,24 @@ function answers(file) {
   }
   return { completion, inline, exited: recs.some((r) => r.dir === "exit"),
     opened: recs.some((r) => r.dir === "to_server" && r.msg.method === "textDocument/didOpen") };
+}
+
+/** The code actions the server resolved (codeAction/resolve results), in order. */
+function resolvedActions(file) {
+  const recs = readLog(file);
+  const ids = new Set(recs.filter((r) => r.dir === "to_server" && r.msg.method === "codeAction/resolve").map((r) => r.msg.id));
+  return recs.filter((r) => r.dir === "to_editor" && !r.msg.method && ids.has(r.msg.id)).map((r) => r.msg.result);
+}
+
+/** Apply a WorkspaceEdit's TextEdits for `uri` to `text` (LSP columns are UTF-16 units, as JS string indices). */
+function applyEdit(text, uri, edit) {
+  let edits = [...((edit.changes || {})[uri] || [])];
+  for (const ch of edit.documentChanges || []) if (ch.textDocument && ch.textDocument.uri === uri) edits = edits.concat(ch.edits);
+  const lines = text.split("\n");
+  const offset = (p) => lines.slice(0, p.line).reduce((n, l) => n + l.length + 1, 0) + p.character;
+  const spans = edits.map((e) => [offset(e.range.start), offset(e.range.end), e.newText]).sort((a, b) => b[0] - a[0]);
+  for (const [start, end, t] of spans) text = text.slice(0, start) + t + text.slice(end);
+  return text;
 }
 
 /**
@@ -236,6 +256,42 @@ async function run({ vsix, server, name, timeoutMs = 25000 }) {
         result.statsShown = true;
       } catch (e) { result.errors.push(`laya/stats not shown: ${e}`); }
       await shot("stats");
+
+      // 4. laya.codeActions inside helper(): pick "add a docstring" (or the first action); the extension resolves
+      // it and applies the edit; save.
+      result.textBeforeAction = fs.readFileSync(file, "utf8");
+      await page.click(".monaco-editor .view-lines");
+      await page.keyboard.down("Control"); await page.keyboard.press("KeyG"); await page.keyboard.up("Control");
+      await page.waitForSelector(".quick-input-widget input", { visible: true, timeout: 15000 });
+      await page.keyboard.type("5");
+      await page.keyboard.press("Enter");
+      await sleep(300);
+      await page.keyboard.down("Control"); await page.keyboard.down("Shift");
+      await page.keyboard.press("KeyP");
+      await page.keyboard.up("Shift"); await page.keyboard.up("Control");
+      await page.waitForSelector(".quick-input-widget input", { visible: true, timeout: 15000 });
+      await page.keyboard.type("laya: Code Actions at Cursor");
+      await page.waitForFunction(() => [...document.querySelectorAll(".quick-input-list .monaco-list-row")]
+        .some((r) => r.textContent.includes("Code Actions at Cursor")), { timeout: 15000 });
+      await page.keyboard.press("Enter");
+      try {
+        await page.waitForFunction(() => [...document.querySelectorAll(".quick-input-list .monaco-list-row")]
+          .some((r) => r.textContent.startsWith("laya:")), { timeout: timeoutMs });
+        if (await page.evaluate(() => [...document.querySelectorAll(".quick-input-list .monaco-list-row")]
+          .some((r) => r.textContent.includes("add a docstring")))) {
+          await page.keyboard.type("docstring");
+        }
+        await sleep(300);
+        await shot("code-actions");
+        await page.keyboard.press("Enter");
+        await waitFor(() => readLog(teeLog).some((r) => r.dir === "to_server" && r.msg.method === "codeAction/resolve"),
+          timeoutMs, "codeAction/resolve");
+        await waitFor(() => resolvedActions(teeLog).length > 0, timeoutMs, "the resolved action");
+        await sleep(500);
+        await page.keyboard.down("Control"); await page.keyboard.press("KeyS"); await page.keyboard.up("Control");
+        await waitFor(() => fs.readFileSync(file, "utf8") !== result.textBeforeAction, 5000, "the file to be saved");
+        await shot("code-action-applied");
+      } catch (e) { result.errors.push(`code action: ${e}`); }
     }
   } catch (e) {
     result.errors.push(String(e));
@@ -245,20 +301,31 @@ async function run({ vsix, server, name, timeoutMs = 25000 }) {
     cs.kill("SIGTERM");
     await new Promise((r) => { if (cs.exitCode !== null) r(); else { cs.once("exit", r); setTimeout(r, 5000); } });
   }
-  result.text = fs.readFileSync(file, "utf8");
+  result.text = result.textBeforeAction ?? fs.readFileSync(file, "utf8");
+  result.textAfterAction = fs.readFileSync(file, "utf8");
+  result.uri = require("node:url").pathToFileURL(file).href;
+  result.resolved = resolvedActions(teeLog);
   Object.assign(result, answers(teeLog));
   return result;
 }
 
 /**
- * Throws CheckFailed unless a laya completion item and the laya ghost text after it both landed in the saved file and
- * laya.showStats showed the server's stats.
+ * Throws CheckFailed unless a laya completion item and the laya ghost text after it both landed in the saved file,
+ * laya.showStats showed the server's stats, and laya.codeActions applied the edit of the action the server resolved.
  */
 function check(r) {
   if (!r.suggestSeen) throw new CheckFailed(`no suggest widget (${r.errors.join("; ")})`);
   if (!r.ghostSeen) throw new CheckFailed(`no ghost text (${r.errors.join("; ")})`);
   if (!r.statsShown) throw new CheckFailed(`laya.showStats showed no laya/stats (${r.errors.join("; ")})`);
-  const line = r.text.split("\n")[4] || "";
+  const resolved = r.resolved.at(-1);
+  if (!resolved || !resolved.title.startsWith("laya") || !resolved.edit) {
+    throw new CheckFailed(`no laya code action resolved with an edit: ${JSON.stringify(resolved)} (${r.errors.join("; ")})`);
+  }
+  const expected = applyEdit(r.text, r.uri, resolved.edit);
+  if (expected === r.text || r.textAfterAction !== expected) {
+    throw new CheckFailed(`the file does not hold the resolved code action's edit: ${JSON.stringify(r.textAfterAction)}`);
+  }
+  const line = r.text.split("\n")[LINE] || "";
   if (!line.startsWith(PREFIX) || line === PREFIX) throw new CheckFailed(`nothing accepted: ${JSON.stringify(line)}`);
   // The line is PREFIX + a laya completion item + a laya ghost text.
   const rest = line.slice(PREFIX.length);

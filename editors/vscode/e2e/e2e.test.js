@@ -7,10 +7,10 @@ const d = require("./driver");
 let vsix;
 test.before(() => { vsix = d.packageVsix(); });
 
-test("VS Code accepts a laya completion item and laya ghost text into the file; laya.showStats works", async () => {
+test("VS Code accepts a laya completion item and ghost text into the file; showStats and codeActions work", async () => {
   const r = await d.run({ vsix, server: d.serverCommand(), name: "e2e" });
   d.check(r);
-  console.log(`saved line: ${JSON.stringify(r.text.split("\n")[4])}; screenshots: ${r.screenshots.join(", ")}`);
+  console.log(`saved line: ${JSON.stringify(r.text.split("\n")[8])}; screenshots: ${r.screenshots.join(", ")}`);
 });
 
 test("the same check fails when the server exits at once", async () => {

@@ -3,7 +3,8 @@
     python editors/vscode/scripts/sync_settings.py          # rewrite package.json
     python editors/vscode/scripts/sync_settings.py --check  # exit 1 if a server setting is missing or differs
 
-package.sh runs it before packaging, so a .vsix always lists every server setting; tests/test_editor_vscode.py runs
+package.sh runs it before packaging, so a .vsix always lists every server setting; tests/test_editor_vscode.py
+runs
 the check (keys, types, defaults and limits; not descriptions), so the committed package.json keeps up too.
 """
 
@@ -21,13 +22,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "package.json"
 
 DESCRIPTIONS = {
     "model": "mlx-lm model directory or Hugging Face repo id; empty uses the embedded default model.",
-    "allow_download": "Let a Hugging Face repo id in laya.model be downloaded (default: offline, local cache only).",
+    "allow_download": "Let laya.model name a Hugging Face repo id to download (default: offline).",
     "candidates": "Number of candidates per request.",
     "max_tokens": "Most tokens generated per candidate.",
     "debounce_ms": "Milliseconds to wait for more keystrokes before running the model.",
     "context_tokens": "Prompt budget in tokens around the cursor.",
     "threads": "CPU threads for MLX/BLAS; 0 keeps their defaults.",
-    "cache_budget_mb": "Memory for the per-document KV caches in MB; least recently used documents are evicted.",
+    "cache_budget_mb": "Memory for the per-document KV caches in MB; the least recently used go first.",
     "prefill_chunk": "Prompt tokens computed per step (smaller answers cancellation sooner).",
     "inline_max_lines": "Most lines of a ghost-text (inline) completion.",
     "complete_in_comments": "Offer completions inside comments.",
@@ -49,14 +50,28 @@ DESCRIPTIONS = {
 
 # Settings of the extension itself (never sent to the server).
 CLIENT_SETTINGS: dict[str, dict[str, Any]] = {
-    "laya.serverPath": {"type": "string", "default": "laya-lsp",
-                        "description": "The laya-lsp program: a name on PATH or a full path."},
-    "laya.serverArgs": {"type": "array", "items": {"type": "string"}, "default": [],
-                        "description": "Extra arguments for laya-lsp, e.g. [\"--log-level\", \"INFO\"]."},
-    "laya.inlineCompletions": {"type": "boolean", "default": True,
-                               "description": "Show ghost-text (inline) completions; the completion list stays on."},
-    "laya.trace.server": {"type": "string", "enum": ["off", "messages", "verbose"], "default": "off",
-                          "description": "Log the LSP traffic with laya-lsp in the 'laya' output channel."},
+    "laya.serverPath": {
+        "type": "string",
+        "default": "laya-lsp",
+        "description": "The laya-lsp program: a name on PATH or a full path.",
+    },
+    "laya.serverArgs": {
+        "type": "array",
+        "items": {"type": "string"},
+        "default": [],
+        "description": 'Extra arguments for laya-lsp, e.g. ["--log-level", "INFO"].',
+    },
+    "laya.inlineCompletions": {
+        "type": "boolean",
+        "default": True,
+        "description": "Show ghost-text (inline) completions; the completion list stays on.",
+    },
+    "laya.trace.server": {
+        "type": "string",
+        "enum": ["off", "messages", "verbose"],
+        "default": "off",
+        "description": "Log the LSP traffic with laya-lsp in the 'laya' output channel.",
+    },
 }
 
 _JSON_TYPES = {"str": "string", "bool": "boolean", "int": "integer", "float": "number"}
@@ -94,8 +109,10 @@ def properties() -> dict[str, dict[str, Any]]:
 
 def _essentials(props: dict[str, dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
     """What must match between package.json and config.py: the keys, types, defaults and limits."""
-    return {k: (p.get("type"), json.dumps(p.get("default")), p.get("minimum"), p.get("maximum"))
-            for k, p in props.items()}
+    return {
+        k: (p.get("type"), json.dumps(p.get("default")), p.get("minimum"), p.get("maximum"))
+        for k, p in props.items()
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -108,8 +125,11 @@ def main(argv: list[str]) -> int:
             missing = sorted(set(want) - set(have))
             extra = sorted(set(have) - set(want))
             changed = sorted(k for k in set(want) & set(have) if want[k] != have[k])
-            print(f"package.json settings out of date: missing {missing}, extra {extra}, changed {changed}; "
-                  "run: python editors/vscode/scripts/sync_settings.py", file=sys.stderr)
+            print(
+                f"package.json settings out of date: missing {missing}, extra {extra}, changed {changed}; "
+                "run: python editors/vscode/scripts/sync_settings.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     pkg["contributes"]["configuration"]["properties"] = wanted

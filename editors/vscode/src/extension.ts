@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import {
   CodeAction,
   CodeActionRequest,
+  CodeActionResolveRequest,
   Command,
   DidChangeConfigurationNotification,
   ExecuteCommandRequest,
@@ -93,11 +94,11 @@ export async function showStats(): Promise<unknown> {
   return stats;
 }
 
-/** laya.codeActions: only laya's code actions at the cursor or selection, picked from a list and applied. */
-export async function codeActions(): Promise<void> {
+/** laya.codeActions: only laya's code actions at the cursor or selection, picked from a list, resolved, applied. */
+export async function codeActions(): Promise<string | undefined> {
   const editor = vscode.window.activeTextEditor;
   if (!client || !editor) {
-    return;
+    return undefined;
   }
   const c2p = client.code2ProtocolConverter;
   const actions = await client.sendRequest(CodeActionRequest.type, {
@@ -107,16 +108,22 @@ export async function codeActions(): Promise<void> {
   });
   if (!actions || actions.length === 0) {
     void vscode.window.showInformationMessage("laya: no code actions here");
-    return;
+    return undefined;
   }
   const picked = await vscode.window.showQuickPick(
     actions.map((a) => ({ label: a.title, action: a })),
     { placeHolder: "laya code actions" },
   );
   if (!picked) {
-    return;
+    return undefined;
   }
-  const action = picked.action as CodeAction | Command;
+  let action = picked.action as CodeAction | Command;
+  // laya lists actions cheaply and computes the edit on codeAction/resolve.
+  // (CodeAction.is() would refuse such an action: it wants an edit or a command already.)
+  const isCommand = typeof (action as Command).command === "string";
+  if (!isCommand && !(action as CodeAction).edit && (action as CodeAction).data !== undefined) {
+    action = await client.sendRequest(CodeActionResolveRequest.type, action as CodeAction);
+  }
   if ("edit" in action && action.edit) {
     await vscode.workspace.applyEdit(await client.protocol2CodeConverter.asWorkspaceEdit(action.edit));
   }
@@ -125,6 +132,7 @@ export async function codeActions(): Promise<void> {
   if (command) {
     await client.sendRequest(ExecuteCommandRequest.type, { command: command.command, arguments: command.arguments });
   }
+  return action.title;
 }
 
 export async function activate(context: vscode.ExtensionContext) {

@@ -109,16 +109,19 @@ test("laya.inlineCompletions=false silences ghost text only", async (t) => {
   assert.equal(mw.provideCompletionItem, undefined, "the completion list is left to the client");
 });
 
-test("laya.codeActions asks laya only and applies the picked action", async (t) => {
+test("laya.codeActions asks laya only, resolves the picked action and applies its edit", async (t) => {
   const h = await activated();
   t.after(h.restore);
   h.vscode.window.activeTextEditor = { document: { uri: "file:///a.py" }, selection: { start: 0, end: 0 } };
-  await h.state.commands.get("laya.codeActions")();
+  const title = await h.state.commands.get("laya.codeActions")();
+  assert.equal(title, "laya: add a docstring");
   const c = h.lc.__clients[0];
   const req = c.requests.find((r) => r.method === "textDocument/codeAction");
   assert.deepEqual(req.params.textDocument, { uri: "file:///a.py" });
   assert.equal(h.state.quickPicks[0][0].label, "laya: add a docstring");
-  assert.deepEqual(h.state.appliedEdits, [{ converted: { changes: {} } }]);
+  const resolve = c.requests.find((r) => r.method === "codeAction/resolve");
+  assert.deepEqual(resolve.params.data, { at: 3 });
+  assert.deepEqual(h.state.appliedEdits, [{ converted: { changes: { "file:///a.py": [] } } }]);
 });
 
 test("deactivate stops the server", async (t) => {

@@ -122,8 +122,9 @@ function makeLanguageClientModule() {
       this.requests.push({ method, params });
       if (method === "laya/stats") return { summary: { requests: 1 }, recent: [] };
       if (method === "textDocument/codeAction") {
-        return [{ title: "laya: add a docstring", edit: { changes: {} } }];
+        return [{ title: "laya: add a docstring", kind: "refactor.rewrite.laya.addDocstring", data: { at: 3 } }];
       }
+      if (method === "codeAction/resolve") return { ...params, edit: { changes: { "file:///a.py": [] } } };
       return null;
     }
     async sendNotification(type, params) {
@@ -136,6 +137,7 @@ function makeLanguageClientModule() {
     TransportKind: { stdio: 0, ipc: 1, pipe: 2, socket: 3 },
     DidChangeConfigurationNotification: { type: { method: "workspace/didChangeConfiguration" } },
     CodeActionRequest: { type: { method: "textDocument/codeAction" } },
+    CodeActionResolveRequest: { type: { method: "codeAction/resolve" } },
     ExecuteCommandRequest: { type: { method: "workspace/executeCommand" } },
   };
 }
