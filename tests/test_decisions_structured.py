@@ -92,6 +92,8 @@ async def test_bad_params_are_invalid_params(client: LanguageClient, params: dic
 
 
 # -- property: every schema of these shapes gives a valid value, for any budget -----------------------------
+# Objects with required and optional properties, enums, bounded and unbounded integers and numbers, booleans,
+# strings with min/maxLength, nullable strings, arrays with min/maxItems, anyOf, all nested.
 
 def _bounded(kind: str, draw_lo: int | None, span: int | None) -> dict:
     s: dict = {"type": kind}
@@ -128,6 +130,8 @@ schemas = st.recursive(leaves, lambda inner: st.one_of(
     st.builds(_array, inner, st.integers(0, 2), st.integers(0, 2)),
     st.builds(_object, st.dictionaries(names, inner, min_size=1, max_size=3),
               st.lists(st.booleans(), min_size=3, max_size=3)),
+    st.lists(inner, min_size=2, max_size=3).map(lambda xs: {"anyOf": xs}),
+    st.integers(0, 5).map(lambda n: {"type": ["string", "null"], "maxLength": n}),
 ), max_leaves=6)
 
 
