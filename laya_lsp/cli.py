@@ -60,6 +60,21 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--json", action="store_true", help="print JSON instead of text")
     _add_model_options(comp)
 
+    http = sub.add_parser("http", help="serve completions, decisions and structured JSON over HTTP (docs/http.md)")
+    http.add_argument("--host", default="127.0.0.1", help="host (default 127.0.0.1)")
+    http.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
+    http.add_argument("--allow-remote", action="store_true",
+                      help="allow a non-loopback --host (set a --token too)")
+    http.add_argument("--token", help="require 'Authorization: Bearer TOKEN' on /v1/* (default: LAYA_HTTP_TOKEN)")
+    http.add_argument("--max-in-flight", type=int, default=4,
+                      help="requests holding model work at once (default 4)")
+    http.add_argument("--max-queue", type=int, default=16,
+                      help="requests waiting behind those; beyond, 429 with Retry-After (default 16)")
+    http.add_argument("--max-body-bytes", type=int, default=4 * 2**20, help="request body limit (default 4 MiB)")
+    http.add_argument("--max-sessions", type=int, default=256,
+                      help="sessions remembered; least recently used are forgotten first (default 256)")
+    _add_model_options(http)
+
     doctor = sub.add_parser("doctor", help="report platform, MLX device, BLAS, threads, memory and model")
     doctor.add_argument("--json", action="store_true", help="print JSON instead of text")
     _add_model_options(doctor)
@@ -88,7 +103,7 @@ def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 def main(argv: list[str] | None = None) -> int:
     reexec_with_fast_blas(argv)
     raw = list(sys.argv[1:] if argv is None else argv)
-    if not raw or raw[0] not in ("serve", "complete", "doctor", "-h", "--help", "--version"):
+    if not raw or raw[0] not in ("serve", "complete", "http", "doctor", "-h", "--help", "--version"):
         raw = ["serve", *raw]  # no command: serve over stdio, taking serve's options
     args = build_parser().parse_args(raw)
     command = args.command
@@ -100,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         from .complete_cli import run_complete
 
         return run_complete(args, _settings(args))
+    if command == "http":
+        return http(args)
     if command == "doctor":
         from .doctor import run_doctor
 
@@ -135,6 +152,24 @@ def serve(args: argparse.Namespace) -> int:
     finally:
         server.engine.shutdown()
     return server.exit_code
+
+
+def http(args: argparse.Namespace) -> int:
+    if not is_loopback(args.host) and not args.allow_remote:
+        print(f"laya-lsp: refusing to listen on non-loopback host {args.host!r} without --allow-remote",
+              file=sys.stderr)
+        return 2
+    if args.max_in_flight < 1 or args.max_queue < 0 or args.max_body_bytes < 1 or args.max_sessions < 1:
+        print("laya-lsp: --max-in-flight, --max-body-bytes and --max-sessions must be positive, --max-queue "
+              "not negative", file=sys.stderr)
+        return 2
+    settings = _settings(args)
+    try:
+        from .http.server import run_http
+    except ImportError as exc:
+        print(f"laya-lsp: the HTTP front needs its extra: pip install 'laya-lsp[http]' ({exc})", file=sys.stderr)
+        return 2
+    return run_http(args, settings)
 
 
 if __name__ == "__main__":  # pragma: no cover

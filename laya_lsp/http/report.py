@@ -1,0 +1,48 @@
+"""The `laya/stats` report as a plain function of the engine, so HTTP answers with the same keys as the LSP."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..blas import active_blas
+from ..engine import Engine
+
+CACHE_WAIT_S = 0.2
+
+
+async def engine_report(engine: Engine, cache_budget_bytes: int, recent: int = 50, reset: bool = False,
+                        last: dict[str, dict[str, int]] | None = None) -> dict[str, Any]:
+    """Recent requests and aggregates, cache bytes per document, the scheduler's queue, the model, the BLAS.
+
+    Cache sizes are read on the worker; while a long job runs there, the last snapshot is reported instead
+    (`cacheBytesStale`; kept in `last`), so monitoring never waits for a prefill."""
+    last = {} if last is None else last
+    fut = asyncio.wrap_future(engine.scheduler.call(lambda: engine.caches.bytes_by_doc() if engine.caches else {}))
+    try:
+        cache_bytes = await asyncio.wait_for(asyncio.shield(fut), CACHE_WAIT_S)
+        last["cache_bytes"] = cache_bytes
+        stale = False
+    except asyncio.TimeoutError:
+        cache_bytes, stale = last.get("cache_bytes", {}), True
+    lm = engine.lm
+    out: dict[str, Any] = {
+        "summary": engine.stats.summary(),
+        "recent": [r.to_dict() for r in engine.stats.recent(recent)] if recent else [],
+        "documents": [{"uri": uri, "cacheBytes": b} for uri, b in cache_bytes.items()],
+        "cacheBytesTotal": sum(cache_bytes.values()),
+        "cacheBytesStale": stale,
+        "cacheBudgetBytes": cache_budget_bytes,
+        "evictions": engine.caches.evictions if engine.caches else 0,
+        "queue": {"queued": engine.scheduler.queued(), "running": engine.scheduler.running_key(),
+                  "dropped": engine.scheduler.dropped, "superseded": engine.scheduler.superseded},
+        "model": None if lm is None else {
+            "name": lm.name, "path": lm.path, "params": lm.n_params, "dtype": lm.dtype,
+            "fim": lm.fim.name, "layout": lm.fim.preferred_layout, **lm.timings,
+        },
+        "loadError": engine.load_error,
+        "blas": active_blas(),
+    }
+    if reset:
+        engine.stats.reset()
+    return out
