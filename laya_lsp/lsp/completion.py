@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -94,6 +95,10 @@ async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> Answer | Non
         if not ticket.shared:  # a shared job still serves the request that started it
             ls.engine.scheduler.cancel(ticket.job)
         raise
+    except Exception as exc:  # a fault in the model call: answer empty, tell the user once
+        log.exception("completion failed")
+        _show_failure_once(ls, f"completion failed: {type(exc).__name__}: {exc}")
+        return None
     if result.stats.status == "error" and result.stats.error:
         log.warning("completion failed: %s", result.stats.error)
     if cur.doc.version != version:
@@ -103,6 +108,18 @@ async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> Answer | Non
         # The user typed past what the running generation predicted: ask the model for this text.
         return await run_completion(ls, cur, kind)
     return answer
+
+
+_FAILURE_REPEAT_S = 300.0
+_failures_shown: dict[str, float] = {}
+
+
+def _show_failure_once(ls: LayaServer, message: str) -> None:
+    """window/showMessage for a failure, at most once per message every few minutes (not once per keystroke)."""
+    now = time.monotonic()
+    if now - _failures_shown.get(message, -_FAILURE_REPEAT_S) >= _FAILURE_REPEAT_S:
+        _failures_shown[message] = now
+        ls.show_error(message)
 
 
 def _detail(ls: LayaServer, answer: Answer) -> str:
