@@ -132,3 +132,70 @@ async def test_cache_stays_under_a_tiny_budget():
     finally:
         await c.close()
     assert_conforms(c, "memory pressure")
+
+
+FAULT_HOOK = r'''
+import importlib.util, os, sys
+
+_FLAG = os.environ["LAYA_FAULT_FILE"]
+
+
+class _InjectFault:
+    """After laya_lsp.engine.engine is imported, make its decode_branches raise while the flag file exists."""
+
+    def find_spec(self, name, path, target=None):
+        if name != "laya_lsp.engine.engine":
+            return None
+        sys.meta_path.remove(self)
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            sys.meta_path.insert(0, self)
+        exec_module = spec.loader.exec_module
+
+        def patched(module):
+            exec_module(module)
+            real = module.decode_branches
+
+            def faulty(*args, **kwargs):
+                if os.path.exists(_FLAG):
+                    raise RuntimeError("injected fault inside generation")
+                return real(*args, **kwargs)
+
+            module.decode_branches = faulty
+
+        spec.loader.exec_module = patched
+        return spec
+
+
+sys.meta_path.insert(0, _InjectFault())
+'''
+
+
+async def test_exception_inside_generation(tmp_path: Path):
+    """A fault inside the model call: the request is answered (empty), the user is told once, and the server
+    serves normally when the fault goes away. The fault is injected with a sitecustomize import hook."""
+    (tmp_path / "hook").mkdir()
+    (tmp_path / "hook" / "sitecustomize.py").write_text(FAULT_HOOK)
+    flag = tmp_path / "FAULT"
+    env = {"PYTHONPATH": str(tmp_path / "hook"), "LAYA_FAULT_FILE": str(flag)}
+    c = await LspClient.spawn(SERVER_CMD, env=env, default_timeout=60)
+    try:
+        await c.initialize(initialization_options={"warmUp": False, "speculative": False, "typedThrough": False})
+        await c.did_open(URI, TEXT)
+        flag.write_text("on")
+        for i in range(4):
+            await c.did_change(URI, 2 + i, [{"range": {"start": END, "end": END}, "text": ""}])
+            resp = await c.request("textDocument/completion", {"textDocument": {"uri": URI}, "position": END})
+            assert "result" in resp, f"a fault inside generation was answered with {resp.get('error')}"
+            assert resp["result"]["items"] == []
+        shown = [m for m in c.notifications if m["method"] == "window/showMessage" and m["params"]["type"] == 1]
+        assert shown and "injected fault inside generation" in shown[0]["params"]["message"], shown
+        assert len(shown) == 1, f"the same failure was shown {len(shown)} times"
+        flag.unlink()
+        resp = await c.request("textDocument/completion", {"textDocument": {"uri": URI}, "position": END})
+        assert resp["result"]["items"], "no completion once the fault is gone"
+        print(f"\nfault inside generation: 4 requests answered empty, one showMessage: {shown[0]['params']['message']!r}")
+    finally:
+        await c.close()
+    assert_conforms(c, "fault inside generation")
