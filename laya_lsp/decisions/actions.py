@@ -282,6 +282,12 @@ def rule_fixes(doc: SyntaxDocument, line_no: int) -> list[FixCandidate]:
             node = doc.tree.root_node.descendant_for_byte_range(b0, b1)
             if node is not None and node.is_missing and not node.is_named:
                 add(f"insert '{node.type}'", s, s, node.type)
+            elif node is not None and node.is_error and node.child_count:
+                # A stray token is one of the ERROR node's own tokens: offer deleting each short one.
+                for child in node.children:
+                    cs, ce = doc.index_of_byte(child.start_byte), doc.index_of_byte(child.end_byte)
+                    if ls <= cs < ce <= le and child.child_count == 0 and ce - cs <= 3:
+                        add(f"delete '{text[cs:ce]}'", cs, ce, "")
             elif e > s and e <= le and e - s <= 24 and text[s:e].strip():
                 add(f"delete '{text[s:e].strip()}'", s, e, "")
     closers = _unclosed(code, doc.spec.quotes)

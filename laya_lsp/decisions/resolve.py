@@ -8,6 +8,7 @@ prompt layout as completions; syntax-fix ranking scores whole candidate windows 
 from __future__ import annotations
 
 import math
+from difflib import SequenceMatcher
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -35,6 +36,7 @@ from .decide import TAIL_CHARS_PER_TOKEN, load_calibration, softmax
 BLOCK_TOKENS = 160  # token cap for a generated block (an explicit action may be longer than a completion)
 DOC_TOKENS = 64
 FIX_WINDOW_LINES = 2  # lines after the error line that each fix is scored together with
+REWRITE_SIMILARITY = 0.7  # the model's rewrite of an error line must keep this much of it (difflib ratio)
 
 
 @dataclass
@@ -176,9 +178,11 @@ def rank_fixes(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, line_
     starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
     ls, le = line_bounds(text, starts[line_no])
     content_start = ls + len(indent_of(text[ls:le]))
+    old = text[content_start:le]
     for g in generate(lm, cache, text[:content_start] + text[le:], content_start, s, cancel, 3, 48, 1):
         new = g.text.split("\n", 1)[0].rstrip()
-        if new.strip() and new != text[content_start:le]:
+        # A fix is a small edit of the line; a rewrite into something else is not offered as one.
+        if new.strip() and new != old and SequenceMatcher(None, old, new).ratio() >= REWRITE_SIMILARITY:
             cands.append(FixCandidate(f"rewrite the line as '{new.strip()[:40]}'", Edit(content_start, le, new)))
     before = _error_count(text, doc, uri)
     valid = [c for c in cands
