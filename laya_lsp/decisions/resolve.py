@@ -8,8 +8,8 @@ prompt layout as completions; syntax-fix ranking scores whole candidate windows 
 from __future__ import annotations
 
 import math
-from difflib import SequenceMatcher
 from dataclasses import dataclass, field, replace
+from difflib import SequenceMatcher
 from typing import Any
 
 from ..config import Settings
