@@ -139,6 +139,48 @@ async def test_fallback_timeout_answers_locally(client: LanguageClient):
         silent.close()
 
 
+async def test_confident_answers_are_not_handed_off(client: LanguageClient, mlx_server: str):
+    configure(client, {"url": mlx_server, "threshold": 0.0, "timeoutMs": 20000})
+    r = await request(client, "laya/decide", {"context": "x = ", "choices": ["1", "2"]})
+    assert r["source"] == "local" and "fallbackText" not in r and "fallbackError" not in r
+
+
+async def test_request_shape_model_and_api_key(client: LanguageClient):
+    """What goes over the wire, seen by a recording stand-in server: /v1/completions, greedy, the configured
+    model and bearer token."""
+    import http.server
+    import threading
+
+    seen: list[tuple[str, dict, dict]] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append((self.path, dict(self.headers), body))
+            out = json.dumps({"model": "big", "choices": [{"index": 0, "text": " 2  # two"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+        configure(client, {"url": base, "model": "big", "apiKey": "sekrit", "threshold": 1.0, "timeoutMs": 5000})
+        r = await request(client, "laya/decide", {"context": "x = 1 +", "choices": [" 1", " 2"]})
+        assert r["source"] == "fallback" and r["choice"] == " 2"
+        path, headers, body = seen[-1]
+        assert path == "/v1/completions" and headers["Authorization"] == "Bearer sekrit"
+        assert body["model"] == "big" and body["temperature"] == 0 and body["prompt"].endswith("x = 1 +")
+    finally:
+        httpd.shutdown()
+
+
 # -- no fallback: no network at all --------------------------------------------------------------------------
 
 GUARD = '''
