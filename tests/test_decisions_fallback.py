@@ -154,7 +154,7 @@ async def test_request_shape_model_and_api_key(client: LanguageClient):
     seen: list[tuple[str, dict, dict]] = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             seen.append((self.path, dict(self.headers), body))
             out = json.dumps({"model": "big", "choices": [{"index": 0, "text": " 2  # two"}]}).encode()
