@@ -219,6 +219,15 @@ async def offline(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
+def _unix_paths(pid: int) -> dict[str, str]:
+    """inode → bound path ("" for unnamed sockets, e.g. a socketpair) of the Unix sockets in the namespace."""
+    out = {}
+    for line in Path(f"/proc/{pid}/net/unix").read_text().splitlines()[1:]:
+        cols = line.split()
+        out[cols[6]] = cols[7] if len(cols) > 7 else ""
+    return out
+
+
 def _inet_socket_inodes(pid: int) -> tuple[set[str], set[str]]:
     """(inodes of every socket the process holds, those that are TCP/UDP sockets)."""
     mine = set()
@@ -254,8 +263,11 @@ async def test_no_fallback_means_no_network(offline: LanguageClient):
         await offline.code_action_resolve_async(action)
     await offline.text_document_completion_async(lsp.CompletionParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), position=pos))
-    _all, inet = _inet_socket_inodes(pid)
+    held, inet = _inet_socket_inodes(pid)
     assert not inet, f"the server holds TCP/UDP sockets: {inet}"
+    # What it does hold are unnamed Unix socket pairs (asyncio's self-pipe), bound to no path.
+    unix = _unix_paths(pid)
+    assert all(unix.get(i) == "" for i in held), {i: unix.get(i, "not a Unix socket") for i in held}
     assert not SOCKET_LOG.exists(), SOCKET_LOG.read_text()
     # The guard is live in that process: configuring a fallback makes it try, and the attempt is logged.
     configure(offline, {"url": "http://127.0.0.1:9", "threshold": 1.0, "timeoutMs": 500})
