@@ -1,6 +1,8 @@
-"""Python-only checks: the indentation and line-continuation rules Python enforces and tree-sitter-python
-does not (it accepts a dedent to no open level, an indent without a `:` line, and joins `x =` with the next
-line). Each replays the relevant part of Python's tokenizer over the candidate and the code around it.
+"""Checks the grammars' error recovery lets through, replayed from the languages' own lexical rules.
+
+Python's indentation and line continuation (tree-sitter-python accepts a dedent to no open level, an indent
+without a `:` line, and joins `x =` with the next line), and in every language a last line left open by an
+operator, which the code below would be glued onto.
 """
 
 from __future__ import annotations
@@ -52,6 +54,21 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
             and not _indent_fits(stack, width(leading_ws(following)), opens)):
         return ""
     return text
+
+
+_BRACE_OPEN_END = ("=", "+", "-", "*", "%", "&", "|", "^", "!", "?", ".", "<", "=>", "->")
+
+
+def last_line_left_open(text: str, ctx: CursorContext, spec: LanguageSpec) -> bool:
+    """Any language: the candidate's last line ends with an operator (`x =`, `a &&`) outside brackets, so the
+    code that follows would be glued onto it. (Inside the document's brackets a continuation is normal.)"""
+    if spec.indentation_syntax or ctx.in_brackets or ctx.in_comment or ctx.in_string is not None:
+        return False
+    scan = scan_brackets(text, spec)
+    if scan.unclosed or scan.trailing_comment_at is not None or scan.open_quote:
+        return False
+    code = text.rstrip().rsplit("\n", 1)[-1].rstrip()
+    return code.endswith(_BRACE_OPEN_END) and not code.endswith(("++", "--"))
 
 
 _PY_OPEN_END = ("=", "+", "-", "*", "/", "%", "&", "|", "^", "<", ">", ".", "@", "~", " and", " or", " not")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import python_rules, rules
+from . import lexical, rules
 from .brackets import scan_brackets
 from .context import CursorContext, cursor_context
 from .document import SyntaxDocument
@@ -78,7 +78,7 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
         ]
     steps += [
         ("repeats_next_lines", lambda t: rules.cut_repeated_next_lines(t, ctx, spec)),
-        ("indent_levels", lambda t: python_rules.cut_at_inconsistent_indent(t, ctx, spec)),
+        ("indent_levels", lambda t: lexical.cut_at_inconsistent_indent(t, ctx, spec)),
         ("auto_closed", lambda t: rules.remove_suffix_overlap(t, ctx, spec)),
         ("comment_before_code", lambda t: rules.drop_comment_before_code(t, ctx, spec)),
         ("trim", lambda t: rules.trim_trailing(t, ctx)),
@@ -127,8 +127,10 @@ def _fixes(full: str, ctx: CursorContext, doc: SyntaxDocument) -> list[tuple[str
 
 def _check(checker: CandidateChecker, text: str, ctx: CursorContext, doc: SyntaxDocument) -> Verdict:
     """The syntax check, after the lexical ones tree-sitter-python does not make (fixes need them too)."""
-    if doc.spec.indentation_syntax and (python_rules.python_line_left_open(text, ctx, doc.spec)
-                                        or python_rules.cut_at_inconsistent_indent(text, ctx, doc.spec) != text):
+    if doc.spec.indentation_syntax and (lexical.python_line_left_open(text, ctx, doc.spec)
+                                        or lexical.cut_at_inconsistent_indent(text, ctx, doc.spec) != text):
+        return Verdict(False, -1, -1)
+    if lexical.last_line_left_open(text, ctx, doc.spec):
         return Verdict(False, -1, -1)
     return checker.check(text)
 

@@ -18,6 +18,7 @@ from .brackets import scan_brackets
 from .document import SyntaxDocument, encode, point_after, ts_point
 from .windows import Window, choose_window, top_level_window
 
+_PY_MARKERS = (b":", b"print", b"exec", b"`", b"*")
 ESCALATION_MAX_BYTES = 3000  # a rejection in a broken region is re-checked on a window up to this size
 
 Span = tuple[int, int]
@@ -77,19 +78,24 @@ def errors_in_range(node: tree_sitter.Node, lo: int, hi: int) -> bool:
 
 
 @cache
-def _block_query(language: tree_sitter.Language) -> tree_sitter.Query:
-    return tree_sitter.Query(language, "(block) @block")
+def _python_query(language: tree_sitter.Language) -> tree_sitter.Query:
+    return tree_sitter.Query(
+        language, "(block) @block (print_statement) @py2 (exec_statement) @py2 (string_start) @quote "
+        "(binary_operator [(list_splat) (dictionary_splat)] @py2) (comparison_operator (list_splat) @py2)")
 
 
 def empty_blocks(language: tree_sitter.Language, node: tree_sitter.Node, lo: int, hi: int) -> int:
-    """Python `block` nodes without statements touching [lo, hi]: tree-sitter-python accepts a missing body
-    (`if x:` then a dedent) without an error node, but Python does not. (A query runs in C; walking the
-    inserted subtree in Python cost more than the parse.)"""
-    cursor = tree_sitter.QueryCursor(_block_query(language))
+    """Python errors tree-sitter-python has no error node for, touching [lo, hi]: a block without statements
+    (`if x:` then a dedent), Python 2's print/exec statements and backtick strings, a `*x` operand. (A query
+    runs in C;
+    walking the inserted subtree in Python cost more than the parse.)"""
+    cursor = tree_sitter.QueryCursor(_python_query(language))
     cursor.set_byte_range(max(lo - 1, 0), hi + 1)
-    blocks = cursor.captures(node).get("block", [])
-    return sum(
-        1 for block in blocks
+    found = cursor.captures(node)
+    count = sum(1 for n in found.get("py2", []) if n.start_byte <= hi and n.end_byte >= lo)
+    count += sum(1 for n in found.get("quote", []) if n.text == b"`" and n.start_byte <= hi and n.end_byte >= lo)
+    return count + sum(
+        1 for block in found.get("block", [])
         if block.start_byte <= hi and block.end_byte >= lo
         and not any(c.is_named and "comment" not in c.type for c in block.children)
     )
@@ -160,8 +166,9 @@ class _WindowCheck:
             tree.edit(start_byte=at, old_end_byte=at, new_end_byte=at + len(inserted), start_point=start_point,
                       old_end_point=start_point, new_end_point=point_after(start_point, inserted))
             root = self.parser.parse(data[:at] + inserted + data[at:], tree).root_node
-        # Only a `:` can open a Python block; recount only if there is one or the cursor had an empty block.
-        may_empty = self.python and (b":" in inserted or self.empty_before > 0 or (self.pending and self.after_colon))
+        # Only a `:` opens a Python block (and only these words or a backtick make Python 2): recount only then.
+        may_empty = self.python and (any(m in inserted for m in _PY_MARKERS) or self.empty_before > 0
+                                     or (self.pending and self.after_colon))
         empty = empty_blocks(self.language, root, at, at + len(inserted)) if may_empty else 0
         return error_spans(root), at, empty
 
