@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Second device call: wait until every training run has written its final checkpoint, then collect.
+set -u
+LIMIT=${1:-560}; T0=$(date +%s)
+while [ $(( $(date +%s) - T0 )) -lt $LIMIT ]; do
+  n=$(ls training/out/d*/final.safetensors 2>/dev/null | wc -l)
+  [ "$n" -ge 3 ] && break
+  sleep 10
+done
+for f in training/out/logs/*.log; do echo "== $f"; grep -E '"(calibrated|val|done)"' $f | tail -4; tail -2 $f; done
+bash training/gpu_collect.sh final
