@@ -2,7 +2,7 @@
 
 Every request gets exactly one response (a result or RequestCancelled -32800); no answer holds text computed for
 an older document version; no work keeps running after its cancel (laya/stats: queue empty, nothing running).
-CI runs LAYA_STORM_REQUESTS requests per storm (default 200); e.g. `LAYA_STORM_REQUESTS=3000` for a long one.
+CI runs LAYA_STORM_REQUESTS requests per storm (default 150); e.g. `LAYA_STORM_REQUESTS=3000` for a long one.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from conftest import SERVER_CMD
 from lspclient import REQUEST_CANCELLED, LspClient, position_at
 from metamodel import assert_conforms
 
-STORM = int(os.environ.get("LAYA_STORM_REQUESTS", "200"))
+STORM = int(os.environ.get("LAYA_STORM_REQUESTS", "150"))
 # Exact checks need answers that are pure functions of (text, position): no speculative or typed-through
 # answers, no cross-file chunks, no warm-up. The second storm runs the defaults with the structural checks.
 PLAIN = {"warmUp": False, "speculative": False, "typedThrough": False, "crossFileTokens": 0}
