@@ -59,6 +59,8 @@ CASES = [
          plan="block_before_code", rules=("repeats_next_lines", "line_break_before_code")),
     Case("a trailing line comment would swallow the auto-closed paren", "javascript",
          "console.log(█);\n", "x // the value", "x", rules=("comment_before_code",)),
+    Case("a last line left open by an operator would swallow the next statement", "javascript",
+         "let x = 1;\n█\nfoo();\n", "let y = x +", None),
     Case("ts interface body", "typescript",
          "interface User {█}\n", "\n  id: number;\n  name: string;\n}\n\ninterface Admin {}",
          "\n  id: number;\n  name: string;\n", plan="empty_block"),

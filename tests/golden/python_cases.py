@@ -148,6 +148,8 @@ CASES = [
          "def f(a):\n    b = 1\n█    return b\n", "    b =", None, plan="line_before_code"),
     Case("a float literal's dot does not leave the line open", "python",
          "lo, hi = █\n", "-1., 1.", "-1., 1."),
+    Case("Python 2 print statement is rejected", "python",
+         "def f(x):\n    █\n", "print x", None),
     Case("a model stuck in a loop keeps one copy", "python",
          "def f(xs):█\n",
          "\n    out = []\n    out.append(1)\n    out.append(1)\n    out.append(1)\n    out.append(1)",
