@@ -10,15 +10,20 @@ the model can produce is a valid event by construction (enums, bounded integers)
 any model; how good the content is depends on the model: the embedded code model fills the fields with noise,
 an instruction-tuned MLX model (e.g. a Qwen2.5-Instruct build from mlx-community) fills them in from the sentence.
 
-Needs only the standard library and `caldav` (pip install caldav). Prints the event as read back, as JSON.
+Standard library only (CalDAV is MKCALENDAR + PUT + GET). Prints the event as read back, as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import datetime as dt
 import json
+import re
 import sys
+import unicodedata
+import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from typing import Any
@@ -61,7 +66,7 @@ def structured(laya: str, sentence: str, token: str | None = None, max_tokens: i
 
 def printable(s: str) -> str:
     """What iCalendar TEXT can carry: no control characters (but tab and newline), no lone surrogates."""
-    return "".join(ch for ch in s if (ch >= " " and ch != "\x7f" and not "\ud800" <= ch <= "\udfff") or ch in "\t\n")
+    return "".join(ch for ch in s if ch in "\t\n" or unicodedata.category(ch) not in ("Cc", "Cs"))
 
 
 def ical_text(s: str) -> str:
@@ -88,34 +93,72 @@ def to_vcalendar(event: dict[str, Any], now: dt.datetime, uid: str) -> tuple[str
     return "\r\n".join(lines) + "\r\n", start, end
 
 
+def _dav(method: str, url: str, auth: str | None, body: bytes | None = None, **headers: str) -> tuple[int, bytes]:
+    req = urllib.request.Request(url, data=body, method=method, headers={
+        **({"Authorization": "Basic " + auth} if auth else {}), **{k.replace("_", "-"): v for k, v in headers.items()}})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def parse_vevent(ics: str) -> dict[str, list[tuple[dict[str, str], str]]]:
+    """The VEVENT's properties: name -> [(params, value)], lines unfolded and TEXT unescaped (enough for
+    reading back what `to_vcalendar` wrote)."""
+    text = re.sub(r"\r?\n[ \t]", "", ics)
+    props: dict[str, list[tuple[dict[str, str], str]]] = {}
+    inside = False
+    for line in text.splitlines():
+        if line in ("BEGIN:VEVENT", "END:VEVENT"):
+            inside = line == "BEGIN:VEVENT"
+            continue
+        m = re.match(r'^([A-Za-z0-9-]+)((?:;[^:;=]+=(?:"[^"]*"|[^:;"]*))*):(.*)$', line) if inside else None
+        if m is None:
+            continue
+        params = {k: v.strip('"') for k, v in re.findall(r';([^=;:]+)=("[^"]*"|[^:;"]*)', m.group(2))}
+        value = re.sub(r"\\([\\;,nN])", lambda x: "\n" if x.group(1) in "nN" else x.group(1), m.group(3))
+        props.setdefault(m.group(1).upper(), []).append((params, value))
+    return props
+
+
 def save_and_read_back(url: str, user: str, password: str, calendar: str, ics: str, uid: str) -> dict[str, Any]:
-    """Create the event in `calendar` (made if missing) over CalDAV and read it back by UID."""
-    import caldav
+    """Create the event over CalDAV (MKCALENDAR if needed, then PUT) and read it back with GET.
 
-    with caldav.DAVClient(url=url, username=user, password=password) as client:
-        principal = client.principal()
-        try:
-            cal = principal.calendar(name=calendar)
-            cal.get_display_name()
-        except Exception:  # noqa: BLE001 - not there yet (servers differ in how they say so)
-            cal = principal.make_calendar(name=calendar)
-        cal.save_event(ics)
-        found = cal.event_by_uid(uid)
-        vevent = found.icalendar_component
-        return {
-            "url": str(found.url),
-            "uid": str(vevent["UID"]),
-            "summary": str(vevent["SUMMARY"]),
-            "start": vevent["DTSTART"].dt.isoformat(),
-            "end": vevent["DTEND"].dt.isoformat(),
-            "location": str(vevent.get("LOCATION", "")),
-            "attendees": [str(a.params.get("CN", "")) for a in _as_list(vevent.get("ATTENDEE"))],
-            "categories": [str(c) for c in vevent["CATEGORIES"].cats] if "CATEGORIES" in vevent else [],
-        }
+    Only the standard library: the calendar is `<url>/<user>/<calendar>/`, the event `<uid>.ics` in it."""
+    auth = base64.b64encode(f"{user}:{password}".encode()).decode() if user else None
+    cal_url = f"{url.rstrip('/')}/{urllib.parse.quote(user)}/{urllib.parse.quote(calendar)}/"
+    code, body = _dav("PROPFIND", cal_url, auth, Depth="0")
+    if code == 404:
+        code, body = _dav("MKCALENDAR", cal_url, auth)
+    if code not in (201, 207):
+        raise RuntimeError(f"calendar {cal_url}: HTTP {code} {body[:200]!r}")
+    event_url = cal_url + urllib.parse.quote(uid) + ".ics"
+    code, body = _dav("PUT", event_url, auth, ics.encode(), Content_Type="text/calendar; charset=utf-8",
+                      If_None_Match="*")
+    if code not in (201, 204):
+        raise RuntimeError(f"PUT {event_url}: HTTP {code} {body[:200]!r}")
+    code, body = _dav("GET", event_url, auth)
+    if code != 200:
+        raise RuntimeError(f"GET {event_url}: HTTP {code} {body[:200]!r}")
+    props = parse_vevent(body.decode("utf-8"))
 
+    def one(name: str) -> str:
+        return props.get(name, [({}, "")])[0][1]
 
-def _as_list(x: Any) -> list[Any]:
-    return [] if x is None else x if isinstance(x, list) else [x]
+    def when(value: str) -> str:
+        return dt.datetime.strptime(value, "%Y%m%dT%H%M%S").isoformat()
+
+    return {
+        "url": event_url,
+        "uid": one("UID"),
+        "summary": one("SUMMARY"),
+        "start": when(one("DTSTART")),
+        "end": when(one("DTEND")),
+        "location": one("LOCATION"),
+        "attendees": [p.get("CN", "") for p, _ in props.get("ATTENDEE", [])],
+        "categories": [c for c in one("CATEGORIES").split(",") if c],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--laya", default="http://127.0.0.1:8765", help="laya-lsp http URL")
     p.add_argument("--token", help="bearer token of the laya server, if it has one")
     p.add_argument("--caldav", required=True, help="CalDAV server URL, e.g. http://127.0.0.1:5232/")
-    p.add_argument("--user", default="laya")
+    p.add_argument("--user", default="laya", help="CalDAV user (HTTP basic auth); the calendar is /USER/CALENDAR/")
     p.add_argument("--password", default="laya")
     p.add_argument("--calendar", default="laya")
     p.add_argument("--now", help="ISO date-time that 'today' refers to (default: now)")
