@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -170,3 +171,16 @@ def test_token_auth_guards_the_api_but_not_health():
             assert any(v.get("scheme") == "bearer" for v in schemes.values())
     finally:
         s.close()
+
+
+def test_schemathesis_finds_no_server_error_and_answers_match_the_openapi_schema(server):
+    """Property-based requests generated from /openapi.json (bounded: 10 per operation and phase, fixed seed)."""
+    st = Path(sys.executable).with_name("st")
+    checks = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
+    p = subprocess.run([str(st), "run", server.url + "/openapi.json", "--checks", checks, "--max-examples", "10",
+                        "--seed", "11", "--request-timeout", "60", "--no-color"],
+                       capture_output=True, text=True, timeout=300, check=False)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+    assert "5 selected" in p.stdout and "passed" in p.stdout
+    with server.client() as c:
+        assert c.get("/healthz").status_code == 200
