@@ -20,13 +20,14 @@ from .. import __version__
 from ..blas import set_blas_threads
 from ..config import Settings, SettingsError, parse_settings, settings_from_env
 from ..engine import Engine, ModelLoadError
-from .protocol import LayaProtocol, serve_stream, stdin_chunks, strict_converter
 from ..service import CompletionService
 from ..syntax import SyntaxDocument
+from .protocol import LayaProtocol, serve_stream, stdin_chunks, strict_converter
 
 log = logging.getLogger(__name__)
 
 STATS_METHOD = "laya/stats"
+PROGRESS_CREATE_TIMEOUT_S = 2.0
 
 
 class LayaServer(LanguageServer):
@@ -114,7 +115,8 @@ class LayaServer(LanguageServer):
             self._progress_n += 1
             token = f"laya-load-model-{self._progress_n}"
             try:
-                await self.work_done_progress.create_async(token)
+                # Bounded: a client that never answers would otherwise keep the model from ever loading.
+                await asyncio.wait_for(self.work_done_progress.create_async(token), PROGRESS_CREATE_TIMEOUT_S)
                 self.work_done_progress.begin(
                     token, lsp.WorkDoneProgressBegin(title="laya: loading model", percentage=0, cancellable=False)
                 )
