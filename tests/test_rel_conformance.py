@@ -72,3 +72,30 @@ async def test_full_session_conforms(encodings):
     assert report.violations == [], "\n".join(report.violations[:30])
     assert report.by_kind.get("notification", 0) >= 3  # progress begin/end + logMessage at least
     assert any(r.msg.get("method") == "window/workDoneProgress/create" for r in c.received())
+
+
+@pytest.mark.parametrize("client_answer", ["never"])  # "error" (a refusal) takes the same path; add it to check
+async def test_progress_create_unanswered_or_refused(client_answer):
+    """A client that advertises workDoneProgress but never answers (or refuses) window/workDoneProgress/create
+    still gets a model and completions; any $/progress sent is for a token the client accepted."""
+    c = await LspClient.spawn(SERVER_CMD, default_timeout=30)
+    dispatch = c._dispatch
+
+    async def hold_create(msg):
+        if isinstance(msg, dict) and msg.get("method") == "window/workDoneProgress/create":
+            c.server_requests.append(msg)
+            if client_answer == "error":
+                await c.send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32603, "message": "no"}})
+            return
+        await dispatch(msg)
+
+    c._dispatch = hold_create  # type: ignore[method-assign]
+    try:
+        await c.initialize()
+        await c.did_open(URI, TEXT)
+        last, end = TEXT.count("\n"), units(TEXT.rsplit("\n", 1)[1], "utf-16")
+        resp = await c.completion(URI, last, end, timeout=30)
+        assert resp["result"]["items"], "no completion while progress creation is pending/refused"
+        assert not [m for m in c.notifications if m["method"] == "$/progress"], "progress for an unaccepted token"
+    finally:
+        await c.close()
