@@ -38,3 +38,15 @@ def test_returned_candidates_keep_a_clean_file_parsing(language: str, where: flo
     assert [c.rank for c in result.candidates] == list(range(len(result.candidates)))
     fixed = [c.fixed for c in result.candidates]
     assert fixed == sorted(fixed), "fixed candidates rank below valid ones"
+
+
+@settings(max_examples=60, deadline=None)
+@given(language=st.sampled_from([*sorted(SAMPLES), "plaintext"]),
+       text=st.sampled_from(["", "\n", "\n\n", "  ", "\r\n", "x", "{", "}", "(", "'", "\"\"\"", "/*", "#"]),
+       raw=candidates)
+def test_degenerate_documents_do_not_raise(language: str, text: str, raw: list[str]) -> None:
+    doc = SyntaxDocument(text, language, "")
+    for offset in range(len(text) + 1):
+        plan = plan_completion(doc, offset)
+        result = postprocess_detailed(doc, offset, raw, plan)
+        assert len(result.candidates) + len(result.rejected) == len(raw)

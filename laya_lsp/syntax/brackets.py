@@ -35,22 +35,27 @@ class BracketScan:
         return self.outer_closers[0][0] if self.outer_closers else None
 
 
+@lru_cache(maxsize=64)
+def _string_stops(delim: str, multiline: bool) -> re.Pattern[str]:
+    """Where a string body can change state: an escape, its closing delimiter, or a line end."""
+    return re.compile(r"\\.|" + re.escape(delim) + ("" if multiline else r"|\n"), re.DOTALL)
+
+
 def _skip_string(text: str, i: int, quote: str, spec: LanguageSpec) -> tuple[int, bool]:
     """Index after the string starting at `i`, and whether it was terminated."""
     delim = quote * 3 if spec.triple_quotes and text.startswith(quote * 3, i) else quote
-    j, n = i + len(delim), len(text)
-    multiline = len(delim) == 3 or quote == "`"
-    while j < n:
-        ch = text[j]
-        if ch == "\\":
-            j += 2
-            continue
-        if text.startswith(delim, j):
-            return j + len(delim), True
-        if ch == "\n" and not multiline:
-            return j, False
-        j += 1
-    return n, False
+    pattern = _string_stops(delim, len(delim) == 3 or quote == "`")
+    j = i + len(delim)
+    while True:
+        match = pattern.search(text, j)
+        if match is None:
+            return len(text), False
+        token = match.group()
+        if token == "\n":
+            return match.start(), False
+        if token == delim:
+            return match.end(), True
+        j = match.end()  # an escape: skip the escaped character
 
 
 @lru_cache(maxsize=32)

@@ -222,11 +222,12 @@ def _enclosing_state(doc: SyntaxDocument, byte: int) -> tuple[bool | None, bool,
     closed: bool | None = None
     empty = expression = False
     while node is not None and closed is None:
-        first = node.children[0] if node.child_count else None
+        # child(i), not .children: the ancestors include the root, whose children may number hundreds.
+        first = node.child(0) if node.child_count else None
         if first is not None and first.type in OPEN_TO_CLOSE and first.start_byte < byte:
-            last = node.children[-1]
-            closed = (node.child_count > 1 and last.type in CLOSE_TO_OPEN and not last.is_missing
-                      and last.start_byte >= byte)
+            last = node.child(node.child_count - 1)
+            closed = (last is not None and node.child_count > 1 and last.type in CLOSE_TO_OPEN
+                      and not last.is_missing and last.start_byte >= byte)
             if node.type in doc.spec.block_types:
                 empty = not any(c.is_named and not _is_comment(c) for c in node.children)
             else:

@@ -36,6 +36,9 @@ class LanguageSpec:
     continuation_words: tuple[str, ...] = ("else", "catch", "finally")
     default_indent: str = "    "  # indentation unit when the document shows none yet
 
+    def __hash__(self) -> int:  # the name identifies a spec; hashing every field cost more than the lookups
+        return hash(self.name)
+
     @property
     def indentation_syntax(self) -> bool:
         """True where indentation itself closes blocks (Python); brackets close them elsewhere."""

@@ -72,8 +72,10 @@ def errors_in_range(node: tree_sitter.Node, lo: int, hi: int) -> bool:
         return False
     if node.is_error or node.is_missing:
         return True
-    if _hides_error(node, node.children):
-        return True  # somewhere inside: assume it touches the range
+    # A hidden error somewhere inside: assume it touches the range. Skipped for large nodes (the root): this
+    # only decides whether to parse the window's old errors up front, and a miss just defers that parse.
+    if node.child_count <= 32 and _hides_error(node, node.children):
+        return True
     return any(errors_in_range(child, lo, hi) for child in _children_in(node, lo, hi))
 
 

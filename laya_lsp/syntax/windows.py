@@ -66,18 +66,48 @@ def _line_start(data: bytes, byte: int) -> int:
     return data.rfind(b"\n", 0, byte) + 1
 
 
-def _pick(children: list[tree_sitter.Node], byte: int) -> tuple[int, int, tree_sitter.Node | None]:
+class _Children:
+    """A node's children, without its own enclosing braces, read by index: materialising every child of a
+    large node (a module, a class body) cost more than the rest of the window search."""
+
+    def __init__(self, node: tree_sitter.Node) -> None:
+        count = node.child_count
+        first = node.child(0) if count else None
+        last = node.child(count - 1) if count else None
+        braced = count >= 2 and first is not None and last is not None and first.type == "{" and last.type == "}"
+        self.node, self.offset, self.count = node, int(braced), count - 2 * int(braced)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, index: int) -> tree_sitter.Node:
+        child = self.node.child(self.offset + (index if index >= 0 else self.count + index))
+        assert child is not None
+        return child
+
+    def starting_by(self, byte: int) -> int:
+        """How many children start at or before `byte` (binary search)."""
+        low, high = 0, self.count
+        while low < high:
+            middle = (low + high) // 2
+            if self[middle].start_byte <= byte:
+                low = middle + 1
+            else:
+                high = middle
+        return low
+
+
+def _pick(children: _Children, byte: int) -> tuple[int, int, tree_sitter.Node | None]:
     """Range of the statements around `byte`, and the child holding it (or the last one before it).
 
     The range covers that child and the one after it (text at the cursor may join it: a Rust tail
     expression, a missing `;`), and the one before it when a clause could extend that (`else:`, `catch`).
     """
-    if not children:
+    if not len(children):
         return byte, byte, None
-    before = [c for c in children if c.start_byte <= byte]
-    index = len(before) - 1
-    holder = before[-1] if before else None
-    start = index
+    index = children.starting_by(byte) - 1
+    holder = children[index] if index >= 0 else None
+    start = max(index, 0)
     while start >= 1 and children[start].type in _PUNCTUATION:
         start -= 1  # a bare `;`/`:`/`,` token (`public:`, `name: string;`) belongs with the node before it
     previous = children[start - 1] if start >= 1 else None
@@ -93,12 +123,9 @@ def _pick(children: list[tree_sitter.Node], byte: int) -> tuple[int, int, tree_s
     return first, max(children[last].end_byte, byte), holder
 
 
-def _inner_children(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+def _inner_children(node: tree_sitter.Node) -> _Children:
     """Children without the node's own enclosing brackets."""
-    children = node.children
-    if len(children) >= 2 and children[0].type == "{" and children[-1].type == "}":
-        return children[1:-1]
-    return children
+    return _Children(node)
 
 
 def _python_block(holder: tree_sitter.Node, byte: int, data: bytes) -> tree_sitter.Node | None:
@@ -279,7 +306,7 @@ def top_level_window(doc: SyntaxDocument, byte: int) -> Window:
     """The top-level statements around `byte` (no synthetic wrapper): wider and slower than choose_window."""
     assert doc.tree is not None
     data = doc.data
-    lo, hi, _ = _pick(doc.tree.root_node.children, byte)
+    lo, hi, _ = _pick(_Children(doc.tree.root_node), byte)
     line_end = data.find(b"\n", byte)
     line_end = len(data) if line_end < 0 else line_end
     start, end = _line_start(data, min(lo, byte)), max(hi, line_end)
