@@ -392,6 +392,8 @@ async def test_before_initialize_and_after_shutdown():
         resp = await c.request("laya/stats", {})
         assert resp["error"]["code"] == SERVER_NOT_INITIALIZED
         await c.did_open(URI, TEXT)  # dropped: notifications before initialize are ignored
+        resp = await c.request("initialize", {"processId": "me", "capabilities": {}})  # bad params: retry allowed
+        assert resp["error"]["code"] == INVALID_PARAMS
         await c.initialize()
         assert await c.call("laya/documentText", {"uri": URI}) is None
         await c.did_open(URI, TEXT)
