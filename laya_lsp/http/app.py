@@ -39,6 +39,7 @@ CLIENT_CLOSED = 499  # nginx's "client closed request": nobody reads it, the acc
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": m.ErrorBody, "description": "the body is not JSON"},
     401: {"model": m.ErrorBody, "description": "missing or wrong bearer token (when the server has one)"},
+    409: {"model": m.ErrorBody, "description": "decide: superseded by a newer decide for the same session"},
     413: {"model": m.ErrorBody, "description": "the body is larger than the server's limit"},
     422: {"model": m.ErrorBody, "description": "the body does not match the schema, or names a bad cursor"},
     429: {"model": m.ErrorBody, "description": "too many requests in flight and queued; see Retry-After"},
