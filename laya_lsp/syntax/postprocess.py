@@ -1,8 +1,10 @@
 """Turn raw model candidates into completions: clean each with the text rules, check its syntax, rerank.
 
-Order per candidate: text rules (cut, indentation, repeats, auto-closed tails, trim) → drop blanks and
-duplicates → syntax check → if rejected, fixes (balance brackets, stop at the outer closer, drop trailing
-lines) until one passes. Candidates valid as-is rank above fixed ones; model order breaks ties.
+Order per candidate: text rules (single line, indentation, loops, block end, line limit, repeats of what
+follows, Python indentation, auto-closed tails, a comment that would swallow code, trim, line breaks; see
+`_clean`) → drop blanks and duplicates → syntax check (lexical checks, then a parse of a small window) → if
+rejected, fixes (balance brackets, stop at the outer closer, drop trailing lines) until one passes.
+Candidates valid as-is rank above fixed ones; model order breaks ties.
 """
 
 from __future__ import annotations
