@@ -148,6 +148,10 @@ def test_bad_bodies_get_4xx_and_the_server_keeps_serving(c):
 
 
 def test_non_loopback_host_is_refused_without_allow_remote():
+    usage = subprocess.run([*LAYA, "http", "--help"], capture_output=True, text=True, timeout=60, check=True).stdout
+    for opt in ("--host", "--port", "--allow-remote", "--token", "--max-in-flight", "--max-queue", "--max-body-bytes",
+                "--max-sessions", "--model", "--settings"):
+        assert opt in usage
     for host in ("0.0.0.0", "192.0.2.1", "::"):
         p = subprocess.run([*LAYA, "http", "--host", host, "--port", "0"], capture_output=True, text=True, check=False,
                            timeout=60)
