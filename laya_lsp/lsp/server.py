@@ -74,10 +74,18 @@ class LayaServer(LanguageServer):
             self.shutdown()
 
     def start_tcp(self, host: str, port: int) -> None:
-        """Serve one TCP client at a time on host:port; returns after the client's exit."""
+        """Serve one TCP client on host:port (others are refused while it is connected) until it exits."""
         self._stop_event = stop = threading.Event()
 
+        busy = False
+
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            nonlocal busy
+            if busy:  # a second client would take over the writer (and see the first one's documents)
+                log.warning("refused a second TCP connection from %s", writer.get_extra_info("peername"))
+                writer.close()
+                return
+            busy = True
             self.protocol.set_writer(writer)  # type: ignore[arg-type]
             await serve_stream(lambda: reader.read(1 << 16), self.protocol, stop)  # type: ignore[arg-type]
             writer.close()
