@@ -181,6 +181,14 @@ async def test_tcp_serves_on_loopback_only(guard):
         # 0100007F is 127.0.0.1 in /proc/net/tcp; every inet socket of the server is on it.
         assert inet and all(" 0100007F:" in f" {s.split()[1]}" for s in inet), inet
         assert f"0100007F:{port:04X}" in listening
+        # A second connection while the editor is connected must not take over the session (the writer):
+        # it is closed at once, and the first client keeps its answers.
+        intruder = await LspClient.connect_tcp("127.0.0.1", port, default_timeout=5)
+        await intruder.send({"jsonrpc": "2.0", "id": 1, "method": "laya/documentText", "params": {"uri": URI}})
+        await asyncio.wait_for(intruder.closed.wait(), 10)
+        assert intruder.received() == [], "a second TCP client was served"
+        await intruder.close()
+        assert (await c.call("laya/documentText", {"uri": URI}))["text"] == TEXT
         await c.request("shutdown")
         await c.notify("exit")
         assert await asyncio.wait_for(proc.wait(), 20) == 0
