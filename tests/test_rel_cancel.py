@@ -233,3 +233,33 @@ async def test_cancel_stops_a_long_generation():
         assert resp.get("error", {}).get("code") == REQUEST_CANCELLED or "result" in resp
     finally:
         await c.close()
+
+
+async def test_shutdown_during_a_burst_answers_everything_once():
+    """shutdown while requests are queued and running: each gets exactly one answer, then a clean exit."""
+    c = await LspClient.spawn(SERVER_CMD, default_timeout=60)
+    try:
+        await c.initialize()
+        futures = {}
+        for i in range(3):
+            uri = f"file:///storm/burst{i}.py"
+            await c.did_open(uri, SEED_TEXT)
+        pos = position_at(SEED_TEXT, len(SEED_TEXT))
+        for n in range(12):
+            rid, fut = await c.send_request("textDocument/completion", {
+                "textDocument": {"uri": f"file:///storm/burst{n % 3}.py"}, "position": pos})
+            futures[rid] = fut
+        shutdown = await c.request("shutdown", None, timeout=30)
+        assert shutdown == {"jsonrpc": "2.0", "id": shutdown["id"], "result": None}
+        _done, pending = await asyncio.wait(list(futures.values()), timeout=30)
+        assert not pending, f"{len(pending)} requests unanswered after shutdown"
+        codes = [f.result().get("error", {}).get("code", "result") for f in futures.values()]
+        assert set(codes) <= {"result", REQUEST_CANCELLED}, codes
+        assert all(len(c.responses_for(rid)) == 1 for rid in futures)
+        await c.notify("exit")
+        assert await c.wait_exit(20) == 0
+        print(f"\nshutdown during a burst: {codes.count('result')} results, {codes.count(REQUEST_CANCELLED)} "
+              f"cancelled, exit 0")
+    finally:
+        await c.close()
+    assert_conforms(c, "shutdown during a burst")
