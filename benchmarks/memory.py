@@ -1,0 +1,132 @@
+"""Resident memory of the server (idle, then with 20 open documents that each got completions) and cold start.
+
+    python benchmarks/memory.py [--model DIR] [--docs 20]
+RSS is read with psutil from the server process (the one `laya-lsp` re-executes into with OpenBLAS, same pid).
+Cold start is process start → first completion response, measured in a fresh server.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]  # benchmarks/typing.py shadows typing
+
+import argparse
+import asyncio
+import json
+import sysconfig
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.peers.laya import pid_of
+from laya_lsp.replay import Buffer, ReplayClient, server_command
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+DOC_FILES = ["textwrap.py", "json/decoder.py", "json/encoder.py", "string.py", "bisect.py", "heapq.py",
+             "colorsys.py", "shlex.py", "fnmatch.py", "glob.py", "copy.py", "functools.py", "base64.py",
+             "calendar.py", "csv.py", "difflib.py", "fractions.py", "gettext.py", "hmac.py", "ipaddress.py",
+             "locale.py", "netrc.py", "numbers.py", "operator.py", "pprint.py", "queue.py", "random.py"]
+
+
+def rss_mb(pid: int) -> dict[str, float]:
+    import psutil
+
+    proc = psutil.Process(pid)
+    out = {"rss_mb": round(proc.memory_info().rss / 2**20, 1)}
+    try:  # the high-water mark, Linux only
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                out["peak_rss_mb"] = round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return out
+
+
+async def _wait_model(rc: ReplayClient, timeout_s: float = 120) -> dict[str, Any]:
+    t = time.perf_counter()
+    while time.perf_counter() - t < timeout_s:
+        st = await rc.stats()
+        if st.get("model") or st.get("loadError"):
+            return st
+        await asyncio.sleep(0.1)
+    raise TimeoutError("model did not load")
+
+
+async def memory_run(model: str | None, docs: int = 20, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """RSS after the model loaded with no document open, then after `docs` documents each got a completion."""
+    rc = ReplayClient(server_command(model), settings or {})
+    await rc.start()
+    pid = pid_of(rc)
+    assert pid is not None
+    st = await _wait_model(rc)
+    await asyncio.sleep(0.5)
+    idle = rss_mb(pid)
+    files = [STDLIB / f for f in DOC_FILES if (STDLIB / f).exists()][:docs]
+    answered = 0
+    t0 = time.perf_counter()
+    for f in files:
+        buf = Buffer.from_file(f, 12, line_hint=0.7)
+        rc.open(buf)
+        texts, _ms = await rc.ask(buf, "completion")
+        answered += bool(texts)
+    st = await rc.stats()
+    loaded = rss_mb(pid)
+    await rc.stop()
+    return {"idle": idle, "with_docs": loaded, "docs": len(files), "answered": answered,
+            "cache_mb_total": round(st.get("cacheBytesTotal", 0) / 2**20, 1),
+            "cache_budget_mb": round(st.get("cacheBudgetBytes", 0) / 2**20, 1), "evictions": st.get("evictions"),
+            "open_and_answer_s": round(time.perf_counter() - t0, 1)}
+
+
+async def cold_start(model: str | None, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Process start → first completion response (and → first non-empty one) in a fresh server."""
+    buf = Buffer.from_file(ROOT / "examples" / "inventory.py", 8, line_hint=0.6)
+    t0 = time.perf_counter()
+    rc = ReplayClient(server_command(model), settings or {})
+    await rc.start()
+    t_init = time.perf_counter()
+    rc.open(buf)
+    texts, _ = await rc.ask(buf, "completion")
+    t_first = time.perf_counter()
+    tries = 0
+    while not texts and tries < 20:
+        texts, _ = await rc.ask(buf, "completion")
+        tries += 1
+    t_nonempty = time.perf_counter()
+    st = await rc.stats()
+    await rc.stop()
+    model_info = st.get("model") or {}
+    return {"to_initialized_ms": round((t_init - t0) * 1000, 1), "to_first_answer_ms": round((t_first - t0) * 1000, 1),
+            "to_first_nonempty_ms": round((t_nonempty - t0) * 1000, 1) if texts else None,
+            "load_ms": round(float(model_info.get("load_ms", 0)), 1),
+            "warmup_ms": round(float(model_info.get("warmup_ms", 0)), 1)}
+
+
+def run_memory(model: str | None, docs: int = 20, log: Any = print) -> dict[str, Any]:
+    cold = asyncio.run(cold_start(model))
+    log(f"cold start: first answer {cold['to_first_answer_ms']:.0f} ms (initialize {cold['to_initialized_ms']:.0f} ms, "
+        f"load {cold['load_ms']:.0f} ms, warm-up {cold['warmup_ms']:.0f} ms)")
+    mem = asyncio.run(memory_run(model, docs))
+    log(f"RSS idle {mem['idle']['rss_mb']} MB, with {mem['docs']} documents {mem['with_docs']['rss_mb']} MB "
+        f"(KV caches {mem['cache_mb_total']} MB, peak {mem['with_docs'].get('peak_rss_mb')} MB)")
+    return {"cold_start": cold, "memory": mem}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--model", help="model directory (default: the embedded model)")
+    p.add_argument("--docs", type=int, default=20)
+    args = p.parse_args()
+    print(json.dumps(run_memory(args.model, args.docs), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,117 @@
+"""laya-lsp as measured: the typing replay through the real server over stdio, and its engine alone in-process.
+
+`lsp_replay` is `laya_lsp.replay.replay` plus what a benchmark needs besides latencies: the server's pid (for
+RSS and py-spy) and the per-request records of `laya/stats` (prompt hashes, prefill/decode split).
+`engine_direct` answers a `PromptSet` with the engine's own prefill/decode functions, one request at a time,
+exactly as the peers are driven: the engine's cost without LSP, scheduler, debounce or typed-through tricks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from laya_lsp.replay import Buffer, Keystroke, Replay, ReplayClient
+
+from .prompts import PromptSet, typing_order
+
+
+def pid_of(rc: ReplayClient) -> int | None:
+    server = getattr(rc.client, "_server", None)
+    return getattr(server, "pid", None)
+
+
+@dataclass
+class LspRun:
+    replay: Replay
+    records: list[dict[str, Any]] = field(default_factory=list)
+    pid: int | None = None
+    opened_ms: float = 0.0  # process start → buffers opened (right after initialize)
+
+
+async def lsp_replay(buffers: list[Buffer], command: list[str], settings: dict[str, Any], kind: str,
+                     switch_every: int = 5, interval_ms: float = 100.0, recent: int = 256,
+                     on_ready: Callable[[int | None], None] | None = None) -> LspRun:
+    """Type every buffer's span (one `kind` request per keystroke, at `interval_ms` pace; 0 = wait for each)."""
+    rc = ReplayClient(command, settings)
+    out = Replay()
+    t0 = time.perf_counter()
+    await rc.start()
+    for buf in buffers:
+        rc.open(buf)
+    opened_ms = (time.perf_counter() - t0) * 1000
+    await rc.ask(buffers[0], kind)  # first answer: includes model load and warm-up
+    out.start_ms = round((time.perf_counter() - t0) * 1000, 1)
+    pid = pid_of(rc)
+    if on_ready:
+        on_ready(pid)
+    await rc.stats(reset=True)
+    pending: list[asyncio.Future] = []
+
+    async def one(buf: Buffer, ch: str) -> None:
+        texts, ms = await rc.ask(buf, kind)
+        out.keystrokes.append(Keystroke(buf.uri, ch, kind, ms, texts, "ok" if texts else "empty"))
+
+    for buf, i in typing_order(buffers, switch_every):
+        ch = buf.to_type[i]
+        rc.type_char(buf, ch)
+        if interval_ms > 0:
+            pending.append(asyncio.ensure_future(one(buf, ch)))
+            await asyncio.sleep(interval_ms / 1000)
+        else:
+            await one(buf, ch)
+    if pending:
+        await asyncio.gather(*pending)
+    stats = await rc.stats(recent=recent)
+    out.stats = stats
+    await rc.stop()
+    return LspRun(out, list(stats.get("recent") or []), pid, opened_ms)
+
+
+def latency_summary(ms: list[float]) -> dict[str, float]:
+    if not ms:
+        return {"n": 0}
+    s = sorted(ms)
+    return {"n": len(s), "p50_ms": round(statistics.median(s), 2),
+            "p95_ms": round(s[min(len(s) - 1, int(0.95 * len(s)))], 2), "max_ms": round(s[-1], 2),
+            "mean_ms": round(statistics.fmean(s), 2)}
+
+
+def engine_direct(lm: Any, ps: PromptSet, k: int = 1, prefill_chunk: int = 128, limit: int = 0) -> dict[str, Any]:
+    """Per-prompt time of laya's engine core (cache reuse per document, chunked prefill, k-branch decode)."""
+    import mlx.core as mx  # noqa: F401 - imported for its side effect of initialising MLX before timing
+    from mlx_lm.models.cache import make_prompt_cache
+
+    from laya_lsp.engine.cache import DocumentCache
+    from laya_lsp.engine.decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
+
+    docs: dict[str, DocumentCache] = {}
+    times, prefill, decode, tokens, reused, total = [], [], [], 0, 0, 0
+    prompts = ps.prompts[:limit] if limit else ps.prompts
+    newline, blank, stop = frozenset(ps.newline_ids), frozenset(ps.blank_ids), set(ps.stop_ids)
+    for p in prompts:
+        doc = docs.get(p.doc)
+        if doc is None:
+            doc = docs[p.doc] = DocumentCache(make_prompt_cache(lm.model))
+        t0 = time.perf_counter()
+        pre = prefill_chunked(lm.model, doc, p.ids, prefill_chunk, CancelToken())
+        t1 = time.perf_counter()
+        branches = decode_branches(lm.model, doc, pre.logits, DecodeSettings(k, p.max_tokens, p.max_lines, stop),
+                                   newline, CancelToken(), blank)
+        texts = [lm.decode(b.ids) for b in branches]  # detokenising is part of answering
+        t2 = time.perf_counter()
+        del texts
+        times.append((t2 - t0) * 1000)
+        prefill.append((t1 - t0) * 1000)
+        decode.append((t2 - t1) * 1000)
+        tokens += max((len(b.ids) for b in branches), default=0)
+        reused += pre.reused
+        total += len(p.ids)
+    return {"k": k, **latency_summary(times), "prefill_p50_ms": round(statistics.median(prefill), 2) if prefill else 0,
+            "decode_p50_ms": round(statistics.median(decode), 2) if decode else 0,
+            "decode_ms_per_token": round(sum(decode) / max(tokens, 1), 3),
+            "reuse_ratio": round(reused / max(total, 1), 4), "latencies_ms": [round(x, 2) for x in times]}

@@ -1,0 +1,247 @@
+"""Decode ms/token and prefill tokens/s per model shape and dtype, next to the memory-bandwidth floor.
+
+    python benchmarks/shapes.py [--model DIR] [--quick]
+Shapes: the default model (its real weights) and random-initialised llama models with the shapes of
+Qwen2.5-Coder-0.5B and -1.5B (hidden/layers/heads/kv heads/intermediate/vocab from their config.json; llama
+blocks, so no q/k/v bias). Dtypes: fp32, bf16, 4-bit (mlx `nn.quantize`, group 64). Each (shape, dtype) runs in
+its own subprocess with a time limit, so a slow dtype cannot stall the run and memory is returned.
+
+A decode step reads every weight once (tied embeddings: the embedding matrix is the output head), so the
+floor is weight bytes / memory read bandwidth; bandwidth is measured here with a large-array sum.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# benchmarks/typing.py shadows the standard library's `typing` while this folder is on sys.path (as it is
+# for scripts run from here): take it off before anything imports `typing`.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+
+import argparse
+import json
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# From the models' config.json (Qwen/Qwen2.5-Coder-0.5B, Qwen/Qwen2.5-Coder-1.5B); all tie embeddings.
+QWEN_SHAPES: dict[str, dict[str, Any]] = {
+    "qwen2.5-coder-0.5b-shape": {"hidden_size": 896, "num_hidden_layers": 24, "num_attention_heads": 14,
+                                 "num_key_value_heads": 2, "intermediate_size": 4864, "vocab_size": 151936},
+    "qwen2.5-coder-1.5b-shape": {"hidden_size": 1536, "num_hidden_layers": 28, "num_attention_heads": 12,
+                                 "num_key_value_heads": 2, "intermediate_size": 8960, "vocab_size": 151936},
+}
+COMMON = {"model_type": "llama", "rms_norm_eps": 1e-6, "rope_theta": 1e6, "tie_word_embeddings": True,
+          "max_position_embeddings": 32768}
+DTYPES = ("fp32", "bf16", "4bit")
+
+
+def measure_bandwidth(mb: int = 512, reps: int = 5) -> dict[str, float]:
+    """Memory read bandwidth (GB/s): best of `reps` passes over a large fp32 array, as a sum (numpy, MLX)
+    and as a matrix-vector product (numpy's BLAS; the access pattern of a decode step). `gbs` is the best."""
+    import mlx.core as mx
+    import numpy as np
+
+    n = mb * 2**20 // 4
+    a = np.ones(n, dtype=np.float32)
+    m, x = a.reshape(-1, 4096), np.ones(4096, dtype=np.float32)
+    b = mx.ones((n,), dtype=mx.float32)
+    mx.eval(b)
+    best = {
+        "numpy_sum": min(_timed(lambda: a.sum()) for _ in range(reps)),
+        "numpy_gemv": min(_timed(lambda: m @ x) for _ in range(reps)),
+        "mlx_sum": min(_timed(lambda: mx.eval(mx.sum(b))) for _ in range(reps)),
+    }
+    out: dict[str, float] = {f"{k}_gbs": round(n * 4 / v / 1e9, 2) for k, v in best.items()}
+    out["array_mb"] = mb
+    out["gbs"] = max(v for k, v in out.items() if k.endswith("_gbs"))
+    return out
+
+
+def _timed(fn: Any) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def _build(spec: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The model for a worker spec: real weights from `model_dir`, else random init from `config`."""
+    import mlx.core as mx
+    from mlx import nn
+    from mlx_lm.models import llama
+
+    if spec.get("model_dir"):
+        from mlx_lm.utils import load_model
+
+        model, config = load_model(Path(spec["model_dir"]), lazy=False)
+    else:
+        from mlx.utils import tree_map
+
+        config = {**COMMON, **spec["config"]}
+        model = llama.Model(llama.ModelArgs.from_dict(config))  # its own init stays lazy, never computed
+        # Generating ~10^9 random numbers on 2 cores takes minutes: tile one random block instead.
+        mx.random.seed(0)
+        block = mx.random.normal((1 << 20,)) * 0.02
+        mx.eval(block)
+
+        def fill(p: mx.array) -> mx.array:
+            if p.ndim == 1:
+                return mx.ones(p.shape, dtype=mx.float32)  # norm weights
+            reps = -(-p.size // block.size)
+            return mx.tile(block, (reps,))[: p.size].reshape(p.shape)
+
+        model.update(tree_map(fill, model.parameters()))
+    dtype = spec["dtype"]
+    if dtype == "bf16":
+        model.set_dtype(mx.bfloat16)
+    else:
+        model.set_dtype(mx.float32)
+    mx.eval(model.parameters())
+    from mlx.utils import tree_flatten
+
+    config["_params"] = sum(v.size for _, v in tree_flatten(model.parameters()))
+    if dtype == "4bit":
+        nn.quantize(model, group_size=64, bits=4)
+        mx.eval(model.parameters())
+    return model, config
+
+
+def worker(spec: dict[str, Any]) -> dict[str, Any]:
+    """One shape/dtype: weight bytes, prefill tokens/s, decode ms/token at each context length."""
+    import mlx.core as mx
+    from mlx.utils import tree_flatten
+    from mlx_lm.models.cache import make_prompt_cache
+
+    t0 = time.perf_counter()
+    model, config = _build(spec)
+    build_s = time.perf_counter() - t0
+    params = tree_flatten(model.parameters())
+    weight_bytes = sum(v.nbytes for _, v in params)
+    n_params = config.pop("_params")
+    vocab = int(config["vocab_size"])
+    tied = bool(config.get("tie_word_embeddings", True))
+    embed_bytes = sum(v.nbytes for k, v in params if "embed_tokens" in k)
+    # Untied: a decode step reads one embedding row, not the table.
+    read_bytes = weight_bytes if tied else weight_bytes - embed_bytes
+    rng = [(i * 7919) % (vocab - 10) + 5 for i in range(4096)]
+    out: dict[str, Any] = {"params": n_params, "weight_bytes": weight_bytes, "decode_read_bytes": read_bytes,
+                           "build_s": round(build_s, 2)}
+    p = spec["prefill_tokens"]
+    # Warm-up: small shapes of both calls (page in the weights, first-call costs).
+    cache = make_prompt_cache(model)
+    mx.eval(model(mx.array(rng[:8])[None], cache=cache))
+    mx.eval(model(mx.array(rng[8:9])[None], cache=cache))
+    cache = make_prompt_cache(model)
+    t = time.perf_counter()
+    mx.eval(model(mx.array(rng[:p])[None], cache=cache))
+    prefill_s = time.perf_counter() - t
+    out["prefill_tokens"] = p
+    out["prefill_tokens_per_s"] = round(p / prefill_s, 1)
+    out["decode"] = []
+    prefilled = cache
+    for ctx in spec["contexts"]:
+        cache = make_prompt_cache(model)
+        if ctx == p:  # decode straight after the timed prefill (slow dtypes cannot afford another fill)
+            cache, prefilled = prefilled, cache
+        for s in range(cache[0].offset, ctx, 512):
+            mx.eval(model(mx.array(rng[s : min(ctx, s + 512)])[None], cache=cache), [c.state for c in cache])
+        steps = []
+        tok = mx.array([[rng[ctx % len(rng)]]])
+        for _ in range(spec["decode_tokens"]):
+            t = time.perf_counter()
+            logits = model(tok, cache=cache)
+            tok = mx.argmax(logits[:, -1, :], axis=-1, keepdims=True)
+            mx.eval(tok)
+            steps.append((time.perf_counter() - t) * 1000)
+        steps.sort()
+        out["decode"].append({"context": ctx, "tokens": len(steps), "ms_per_token": round(steps[len(steps) // 2], 3),
+                              "min_ms": round(steps[0], 3)})
+    return out
+
+
+def run_one(spec: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "benchmarks.shapes", "--worker", json.dumps(spec)]
+    t = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=ROOT, check=False)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout after {timeout_s:.0f} s"}
+    if proc.returncode != 0:
+        return {"error": (proc.stderr.strip().splitlines() or ["failed"])[-1][:300]}
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    res["wall_s"] = round(time.perf_counter() - t, 1)
+    return res
+
+
+def plan(model_dir: str, quick: bool) -> list[dict[str, Any]]:
+    """Which (shape, dtype) runs and how long each is (the big shapes stay short)."""
+    specs: list[dict[str, Any]] = []
+    for dtype in DTYPES:
+        specs.append({"name": "default", "model_dir": model_dir, "dtype": dtype,
+                      "prefill_tokens": 128 if quick else 512, "contexts": [64] if quick else [64, 1024],
+                      "decode_tokens": 8 if quick else 24, "timeout": 120})
+    # Priority order: every shape in fp32 first, then the slow dtypes (cut first when time runs out).
+    for dtype in DTYPES:
+        for name, cfg in QWEN_SHAPES.items():
+            big = "1.5b" in name
+            # bf16 matmuls have no BLAS path on MLX's CPU backend: keep its prefill tiny.
+            p = 16 if dtype == "fp32" else 8
+            specs.append({"name": name, "config": cfg, "dtype": dtype, "prefill_tokens": p, "contexts": [p],
+                          "decode_tokens": 3, "timeout": 150 if big else 100})
+    if quick:  # the default model in all dtypes, the big shapes in fp32 only
+        specs = [s for s in specs if s["name"] == "default" or s["dtype"] == "fp32"]
+    return specs
+
+
+def run_shapes(model_dir: str, quick: bool = False, log: Any = print, budget_s: float = 300.0) -> dict[str, Any]:
+    """All planned runs within `budget_s` seconds; the ones that no longer fit are reported as skipped."""
+    t0 = time.perf_counter()
+    bw = measure_bandwidth(256 if quick else 512)
+    log(f"memory read bandwidth: {bw['gbs']} GB/s ({bw})")
+    rows = []
+    for spec in plan(model_dir, quick):
+        left = budget_s - (time.perf_counter() - t0)
+        timeout = min(spec.pop("timeout"), left)
+        res = run_one(spec, timeout) if timeout > 15 else {"error": "skipped: shapes time budget spent"}
+        row = {"shape": spec["name"], "dtype": spec["dtype"], **res}
+        if "decode_read_bytes" in res:
+            row["floor_ms_per_token"] = round(res["decode_read_bytes"] / (bw["gbs"] * 1e9) * 1000, 3)
+            d0 = res["decode"][0]
+            row["ms_per_token"] = d0["ms_per_token"]
+            row["x_floor"] = round(d0["ms_per_token"] / max(row["floor_ms_per_token"], 1e-9), 1)
+            log(f"{spec['name']:<26} {spec['dtype']:<5} {res['params'] / 1e6:8.1f}M  "
+                f"{res['weight_bytes'] / 2**20:8.1f} MiB  prefill {res['prefill_tokens_per_s']:8.1f} tok/s  "
+                + "  ".join(f"decode@{d['context']} {d['ms_per_token']:.2f} ms" for d in res["decode"])
+                + f"  floor {row['floor_ms_per_token']:.2f} ms ({row['x_floor']}x)")
+        else:
+            log(f"{spec['name']:<26} {spec['dtype']:<5} {res.get('error')}")
+        rows.append(row)
+    return {"bandwidth": bw, "rows": rows}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--model", help="model directory (default: the embedded model)")
+    p.add_argument("--quick", action="store_true")
+    args = p.parse_args()
+    if args.worker:
+        print(json.dumps(worker(json.loads(args.worker))))
+        return 0
+    from benchmarks.run_all import ensure_fast_blas
+    from laya_lsp.engine.model import resolve_model
+
+    ensure_fast_blas()
+    print(json.dumps(run_shapes(str(resolve_model(args.model)), args.quick), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
