@@ -99,7 +99,8 @@ def wait_idle(c: httpx.Client, timeout: float = 20.0) -> dict:
     while True:
         st = c.get("/v1/stats", params={"recent": 256}).json()
         q, h = st["queue"], st["http"]
-        if q["queued"] == 0 and q["running"] is None and h["inFlight"] == 0 and h["waiting"] == 0:
+        if q["queued"] == 0 and q["running"] is None and h["inFlight"] == 0 and h["waiting"] == 0 \
+                and not st["cacheBytesStale"]:
             return st
         assert time.monotonic() - t0 < timeout, f"still busy after {timeout}s: {q} {h}"
         time.sleep(0.05)

@@ -8,7 +8,7 @@ from typing import Any
 from ..blas import active_blas
 from ..engine import Engine
 
-CACHE_WAIT_S = 0.2
+CACHE_WAIT_S = 0.5
 
 
 async def engine_report(engine: Engine, cache_budget_bytes: int, recent: int = 50, reset: bool = False,
