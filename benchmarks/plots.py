@@ -1,9 +1,12 @@
-"""PNG plots of a run_all result: keystroke latency per scenario (CDF + boxplot) and decode vs bandwidth floor."""
+"""Presenting a run_all result: PNG plots (latency CDF + boxplot per scenario, decode vs bandwidth floor), an SVG
+flamegraph from py-spy's folded stacks, and the headline numbers as a markdown table."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _mpl() -> Any:
@@ -147,3 +150,161 @@ def flamegraph_svg(folded: str, out: Path, title: str = "laya-lsp server, typing
                    f'font-family="monospace"><text x="5" y="18" font-size="14">{escape(title)} — {total} samples'
                    f'</text>\n{svg}\n</svg>\n')
     return out
+
+
+# -- the table for docs/benchmarks.md ------------------------------------------------------------------------
+def headline(result: dict[str, Any]) -> dict[str, Any]:
+    """The numbers issue #8 asks for, with targets and ratios."""
+    h: dict[str, Any] = {}
+    rows = {(r["scenario"], r["kind"]): r for r in result.get("typing", {}).get("rows", [])}
+    c1, c3 = rows.get(("1-buffer", "completion")), rows.get(("3-buffers", "completion"))
+    if c1:
+        h["typing_1buf_completion_p50_ms"] = c1.get("p50_ms")
+        h["typing_1buf_completion_p95_ms"] = c1.get("p95_ms")
+        h["reuse_ratio_1buf"] = c1.get("reuse_ratio")
+    if c3:
+        h["typing_3buf_completion_p50_ms"] = c3.get("p50_ms")
+        h["typing_3buf_completion_p95_ms"] = c3.get("p95_ms")
+        h["reuse_ratio_3buf"] = c3.get("reuse_ratio")
+    peers = result.get("peers", {})
+    naive = peers.get("naive-mlx", {}).get("1-buffer", {})
+    if naive.get("p50_ms") and c1 and c1.get("p50_ms"):
+        h["naive_p50_ms"] = naive["p50_ms"]
+        h["naive_over_laya_lsp_p50"] = round(naive["p50_ms"] / c1["p50_ms"], 2)
+    eng = peers.get("laya-engine", {})
+    e1 = eng.get("1-buffer k=1", {})
+    if naive.get("p50_ms") and e1.get("p50_ms"):
+        h["naive_over_laya_engine_k1_p50"] = round(naive["p50_ms"] / e1["p50_ms"], 2)
+    lc = result.get("llamacpp", {}) or {}
+    for quant in ("f32", "f16"):
+        runs = lc.get(quant, {})
+        for name, row in (("1buf", c1), ("3buf", c3)):
+            peer = runs.get("1-buffer" if name == "1buf" else "3-buffers", {})
+            if peer.get("p50_ms"):
+                h[f"llamacpp_{quant}_{name}_p50_ms"] = peer["p50_ms"]
+                if row and row.get("p50_ms"):
+                    h[f"laya_lsp_over_llamacpp_{quant}_{name}"] = round(row["p50_ms"] / peer["p50_ms"], 2)
+                ek = eng.get(("1-buffer" if name == "1buf" else "3-buffers") + " k=1", {})
+                if ek.get("p50_ms"):
+                    h[f"laya_engine_k1_over_llamacpp_{quant}_{name}"] = round(ek["p50_ms"] / peer["p50_ms"], 2)
+    for quant in ("f32", "f16"):
+        sec = lc.get(quant, {})
+        if sec.get("parity"):
+            h[f"llamacpp_{quant}_parity_max_abs_diff"] = sec["parity"]["max_abs_diff"]
+            h[f"llamacpp_{quant}_parity_argmax_equal"] = sec["parity"]["argmax_equal"]
+        for d in sec.get("decode", []):
+            h[f"llamacpp_{quant}_decode_ms_per_token_ctx{d['context']}"] = d["ms_per_token"]
+    for r in result.get("shapes", {}).get("rows", []):
+        if r.get("shape") == "default" and r.get("dtype") == "fp32" and "decode" in r:
+            for d in r["decode"]:
+                h[f"decode_ms_per_token_ctx{d['context']}"] = d["ms_per_token"]
+            h["decode_floor_ms_per_token"] = r.get("floor_ms_per_token")
+    if c1:
+        h["decode_ms_per_token_in_replay"] = c1.get("decode_ms_per_token")
+    mem = result.get("memory", {})
+    if mem:
+        h["rss_idle_mb"] = mem["memory"]["idle"]["rss_mb"]
+        h["rss_20_docs_mb"] = mem["memory"]["with_docs"]["rss_mb"]
+        h["rss_docs"] = mem["memory"]["docs"]
+        h["cold_start_to_first_answer_ms"] = mem["cold_start"]["to_first_answer_ms"]
+    return h
+
+
+def _f(x: Any, fmt: str = "{:.1f}") -> str:
+    return "—" if x is None else fmt.format(x)
+
+
+def markdown_table(result: dict[str, Any]) -> str:
+    h = result.get("headline", {})
+    m = result.get("machine", {})
+    model = result.get("model", {})
+    lines = [
+        (f"Run {result.get('date')} on `{m.get('host')}` ({m.get('cpu')}, {m.get('cores')} cores, load average "
+        f"{result.get('load_start')} at start), model `{model.get('name')}` ({model.get('params', 0) / 1e6:.1f}M "
+        f"params, {model.get('dtype')}), {result.get('total_seconds')} s in all"
+         + (" (`--quick`)" if result.get("args", {}).get("quick") else "") + "."),
+        "",
+        "| measure | result | target |",
+        "| --- | --- | --- |",
+        (f"| typing replay p50 / p95, completion list, 1 buffer | {_f(h.get('typing_1buf_completion_p50_ms'))} / "
+         f"{_f(h.get('typing_1buf_completion_p95_ms'))} ms | ≤ 25 / ≤ 60 ms |"),
+        (f"| typing replay p50 / p95, completion list, 3 buffers | {_f(h.get('typing_3buf_completion_p50_ms'))} / "
+         f"{_f(h.get('typing_3buf_completion_p95_ms'))} ms | |"),
+        (f"| prompt tokens reused (1 / 3 buffers) | {_f(h.get('reuse_ratio_1buf'), '{:.1%}')} / "
+         f"{_f(h.get('reuse_ratio_3buf'), '{:.1%}')} | ≥ 95 % |"),
+        (f"| naive mlx-lm p50 (full prompt per request) / laya p50, 1,500-token file | "
+         f"{_f(h.get('naive_p50_ms'))} ms → {_f(h.get('naive_over_laya_lsp_p50'), '{:.1f}x')} | ≥ 10x |"),
+    ]
+    for q in ("f32", "f16"):
+        if h.get(f"llamacpp_{q}_3buf_p50_ms") is not None:
+            lines.append(
+                f"| llama.cpp {q} p50, 1 / 3 buffers; laya LSP p50 ÷ llama.cpp | "
+                f"{_f(h.get(f'llamacpp_{q}_1buf_p50_ms'))} / {_f(h.get(f'llamacpp_{q}_3buf_p50_ms'))} ms; "
+                f"{_f(h.get(f'laya_lsp_over_llamacpp_{q}_1buf'), '{:.2f}x')} / "
+                f"{_f(h.get(f'laya_lsp_over_llamacpp_{q}_3buf'), '{:.2f}x')} (engine alone, k=1: "
+                f"{_f(h.get(f'laya_engine_k1_over_llamacpp_{q}_1buf'), '{:.2f}x')} / "
+                f"{_f(h.get(f'laya_engine_k1_over_llamacpp_{q}_3buf'), '{:.2f}x')}) | ≤ 1.0x (3 buffers) |")
+    if h.get("llamacpp_f32_decode_ms_per_token_ctx64") is not None:
+        lines.append(f"| llama.cpp decode ms/token f32 / f16 (context 64 / 1024) | "
+                     f"{_f(h.get('llamacpp_f32_decode_ms_per_token_ctx64'), '{:.2f}')} / "
+                     f"{_f(h.get('llamacpp_f32_decode_ms_per_token_ctx1024'), '{:.2f}')}; "
+                     f"{_f(h.get('llamacpp_f16_decode_ms_per_token_ctx64'), '{:.2f}')} / "
+                     f"{_f(h.get('llamacpp_f16_decode_ms_per_token_ctx1024'), '{:.2f}')} ms | |")
+    lines += [
+        (f"| decode ms/token, default model fp32 (context 64 / 1024; floor) | "
+         f"{_f(h.get('decode_ms_per_token_ctx64'), '{:.2f}')} / {_f(h.get('decode_ms_per_token_ctx1024'), '{:.2f}')}"
+         f" ms ({_f(h.get('decode_floor_ms_per_token'), '{:.2f}')} ms) | ≤ 7.4 ms |"),
+        (f"| RSS idle / {h.get('rss_docs', 20)} documents open | {_f(h.get('rss_idle_mb'), '{:.0f}')} / "
+         f"{_f(h.get('rss_20_docs_mb'), '{:.0f}')} MB | ≤ 400 MB |"),
+        f"| cold start to first answer | {_f(h.get('cold_start_to_first_answer_ms'), '{:.0f}')} ms | ≤ 2,000 ms |",
+    ]
+    trows = result.get("typing", {}).get("rows", [])
+    if trows:
+        lines += ["", "Typing replay through the LSP (per answered keystroke; server-side split from `laya/stats`):", "",
+                  ("| buffers | request | p50 ms | p95 ms | max ms | answered / keystrokes | reuse | answered without a "
+                   "model run | server prefill / decode p50 ms |"),
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for r in trows:
+            sv = r.get("server", {})
+            lines.append(f"| {r['buffers']} | {r['kind']} | {_f(r.get('p50_ms'))} | {_f(r.get('p95_ms'))} | "
+                         f"{_f(r.get('max_ms'))} | {r.get('answered', 0)} / {r.get('keystrokes')} | "
+                         f"{_f(r.get('reuse_ratio'), '{:.1%}')} | {_f(sv.get('answered_without_model_share'), '{:.0%}')}"
+                         f" | {_f(sv.get('prefill_ms_p50'))} / {_f(sv.get('decode_ms_p50'))} |")
+    peer_rows = []
+    for system, runs in result.get("peers", {}).items():
+        if system == "prompts":
+            continue
+        for label, run in runs.items():
+            if isinstance(run, dict) and run.get("p50_ms") is not None:
+                peer_rows.append(f"| {system} | {label} | {run.get('n')} | {_f(run.get('p50_ms'))} | "
+                                 f"{_f(run.get('p95_ms'))} | {_f(run.get('reuse_ratio'), '{:.1%}')} |")
+    if peer_rows:
+        prompts = result.get("peers", {}).get("prompts", {})
+        sizes = ", ".join(f"{k}: {v.get('n')} prompts, median {v.get('prompt_tokens_p50')} tokens, "
+                          f"{_f(v.get('server_prompts_matched'), '{:.0%}')} identical to the server's"
+                          for k, v in prompts.items())
+        lines += ["", f"The same prompts, one request at a time ({sizes}):", "",
+                  "| system | run | n | p50 ms | p95 ms | prompt reuse |", "| --- | --- | --- | --- | --- | --- |",
+                  *peer_rows]
+    shapes = result.get("shapes", {})
+    if shapes.get("rows"):
+        lines += ["", f"Decode and prefill per shape (measured read bandwidth {shapes['bandwidth']['gbs']} GB/s):", "",
+                  "| shape | dtype | params | weights | prefill tok/s | decode ms/token | floor ms/token | × floor |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for r in shapes["rows"]:
+            if "ms_per_token" in r:
+                lines.append(f"| {r['shape']} | {r['dtype']} | {r['params'] / 1e6:.0f}M | "
+                             f"{r['weight_bytes'] / 2**20:.0f} MiB | {r['prefill_tokens_per_s']} | {r['ms_per_token']} | "
+                             f"{r['floor_ms_per_token']} | {r['x_floor']} |")
+            else:
+                lines.append(f"| {r['shape']} | {r['dtype']} | | | | {r.get('error')} | | |")
+    return "\n".join(lines) + "\n"
+
+
+def update_docs(table: str, images: list[Path]) -> None:
+    doc = ROOT / "docs" / "benchmarks.md"
+    start, end = "<!-- bench:table:start -->", "<!-- bench:table:end -->"
+    text = doc.read_text() if doc.exists() else f"# Benchmarks\n\n{start}\n{end}\n"
+    pics = "".join(f"\n![{p.stem}](../benchmarks/results/{p.name})\n" for p in images)
+    a, b = text.index(start) + len(start), text.index(end)
+    doc.write_text(text[:a] + "\n" + table + pics + text[b:])

@@ -256,216 +256,14 @@ def profile_section(run: Run, files1: list[Path], stem: Path) -> dict[str, Any]:
     if not raw.exists():
         err = procs[0].stderr.read() if procs and procs[0].stderr else ""
         raise RuntimeError(f"py-spy wrote nothing: {err[-400:]}")
+    from benchmarks.peers.laya import format_profile, render_flamegraph, summarise_folded
+
     summary = summarise_folded(raw.read_text())
     render_flamegraph(raw, svg)
     txt = stem.with_name(stem.name + "-profile.txt")
     txt.write_text(format_profile(summary))
     log(format_profile(summary, top=12))
     return {"folded": raw.name, "svg": svg.name if svg.exists() else None, "text": txt.name, **summary}
-
-
-def _frame_name(frame: str) -> str:
-    """'fn (path/to/file.py:123)' → 'fn (file.py)'; native frames as they are."""
-    if "(" in frame and frame.endswith(")"):
-        fn, loc = frame[:-1].split(" (", 1)
-        return f"{fn} ({loc.rsplit('/', 1)[-1].split(':')[0]})"
-    return frame
-
-
-_IDLE_MARKS = ("select_epoll", "EpollSelector.select", "os_read", "SimpleQueue_get", "Condition.wait", "Event.wait",
-               "epoll_wait", "Queue.get", "Semaphore.acquire")
-
-
-def is_idle(frames: list[str]) -> bool:
-    """A sample of a thread waiting for work (not for MLX compute, which counts as busy)."""
-    tail = " ".join(frames[-8:])
-    return "mlx::core" not in tail and any(m in tail for m in _IDLE_MARKS)
-
-
-def summarise_folded(text: str) -> dict[str, Any]:
-    """Busy samples only: share per thread, per deepest laya_lsp function (with what it calls), per leaf."""
-    per_thread: dict[str, int] = {}
-    by_laya: dict[str, int] = {}
-    self_t: dict[str, int] = {}
-    incl: dict[str, int] = {}
-    busy = idle = 0
-    for line in text.splitlines():
-        stack, _, n = line.rpartition(" ")
-        if not stack or not n.isdigit():
-            continue
-        count = int(n)
-        frames = stack.split(";")
-        thread = frames[0].split(": ", 1)[-1] if frames[0].startswith("thread") else "?"
-        frames = [f for f in frames if not f.startswith(("thread", "process"))]
-        if is_idle(frames):
-            idle += count
-            continue
-        busy += count
-        per_thread[thread] = per_thread.get(thread, 0) + count
-        ours = [f for f in frames if "laya_lsp/" in f]
-        key = f"{thread}: {ours[-1].split('laya_lsp/', 1)[-1].rstrip(')') if ours else '(outside laya_lsp)'}"
-        if any("mlx::core" in f for f in frames[frames.index(ours[-1]) if ours else 0:]):
-            key += " → MLX"
-        by_laya[key] = by_laya.get(key, 0) + count
-        if frames:
-            leaf = _frame_name(frames[-1])
-            self_t[leaf] = self_t.get(leaf, 0) + count
-        for f in {_frame_name(f) for f in frames}:
-            incl[f] = incl.get(f, 0) + count
-
-    def top(d: dict[str, int], n: int = 25) -> list[tuple[str, float]]:
-        return [(k, round(v / max(busy, 1), 4)) for k, v in sorted(d.items(), key=lambda x: -x[1])[:n]]
-
-    return {"samples": busy + idle, "busy_samples": busy,
-            "threads": {k: round(v / max(busy, 1), 3) for k, v in sorted(per_thread.items(), key=lambda x: -x[1])[:6]},
-            "by_laya_function": top(by_laya, 30), "top_self": top(self_t), "top_inclusive": top(incl)}
-
-
-def format_profile(s: dict[str, Any], top: int = 25) -> str:
-    lines = [f"py-spy samples: {s['samples']} ({s['busy_samples']} busy; threads waiting for work left out)",
-             f"busy share by thread: {s['threads']}", "",
-             "by deepest laya_lsp function (→ MLX: the thread waits in mlx::core::eval for MLX's compute thread):"]
-    lines += [f"  {share:6.1%}  {name}" for name, share in s["by_laya_function"][:top]]
-    lines += ["", "top self time (leaf frames):"]
-    lines += [f"  {share:6.1%}  {name}" for name, share in s["top_self"][:top]]
-    lines += ["", "top inclusive time:"]
-    lines += [f"  {share:6.1%}  {name}" for name, share in s["top_inclusive"][:top]]
-    return "\n".join(lines) + "\n"
-
-
-def render_flamegraph(folded: Path, svg: Path) -> None:
-    from benchmarks.plots import flamegraph_svg
-
-    flamegraph_svg(folded.read_text(), svg)
-
-
-# -- report ---------------------------------------------------------------------------------------------------
-def headline(result: dict[str, Any]) -> dict[str, Any]:
-    """The numbers issue #8 asks for, with targets and ratios."""
-    h: dict[str, Any] = {}
-    rows = {(r["scenario"], r["kind"]): r for r in result.get("typing", {}).get("rows", [])}
-    c1, c3 = rows.get(("1-buffer", "completion")), rows.get(("3-buffers", "completion"))
-    if c1:
-        h["typing_1buf_completion_p50_ms"] = c1.get("p50_ms")
-        h["typing_1buf_completion_p95_ms"] = c1.get("p95_ms")
-        h["reuse_ratio_1buf"] = c1.get("reuse_ratio")
-    if c3:
-        h["typing_3buf_completion_p50_ms"] = c3.get("p50_ms")
-        h["typing_3buf_completion_p95_ms"] = c3.get("p95_ms")
-        h["reuse_ratio_3buf"] = c3.get("reuse_ratio")
-    peers = result.get("peers", {})
-    naive = peers.get("naive-mlx", {}).get("1-buffer", {})
-    if naive.get("p50_ms") and c1 and c1.get("p50_ms"):
-        h["naive_p50_ms"] = naive["p50_ms"]
-        h["naive_over_laya_lsp_p50"] = round(naive["p50_ms"] / c1["p50_ms"], 2)
-    eng = peers.get("laya-engine", {})
-    e1 = eng.get("1-buffer k=1", {})
-    if naive.get("p50_ms") and e1.get("p50_ms"):
-        h["naive_over_laya_engine_k1_p50"] = round(naive["p50_ms"] / e1["p50_ms"], 2)
-    lc = result.get("llamacpp", {}) or {}
-    for quant in ("f32", "f16"):
-        runs = lc.get(quant, {})
-        for name, row in (("1buf", c1), ("3buf", c3)):
-            peer = runs.get("1-buffer" if name == "1buf" else "3-buffers", {})
-            if peer.get("p50_ms"):
-                h[f"llamacpp_{quant}_{name}_p50_ms"] = peer["p50_ms"]
-                if row and row.get("p50_ms"):
-                    h[f"laya_lsp_over_llamacpp_{quant}_{name}"] = round(row["p50_ms"] / peer["p50_ms"], 2)
-                ek = eng.get(("1-buffer" if name == "1buf" else "3-buffers") + " k=1", {})
-                if ek.get("p50_ms"):
-                    h[f"laya_engine_k1_over_llamacpp_{quant}_{name}"] = round(ek["p50_ms"] / peer["p50_ms"], 2)
-    for quant in ("f32", "f16"):
-        sec = lc.get(quant, {})
-        if sec.get("parity"):
-            h[f"llamacpp_{quant}_parity_max_abs_diff"] = sec["parity"]["max_abs_diff"]
-            h[f"llamacpp_{quant}_parity_argmax_equal"] = sec["parity"]["argmax_equal"]
-        for d in sec.get("decode", []):
-            h[f"llamacpp_{quant}_decode_ms_per_token_ctx{d['context']}"] = d["ms_per_token"]
-    for r in result.get("shapes", {}).get("rows", []):
-        if r.get("shape") == "default" and r.get("dtype") == "fp32" and "decode" in r:
-            for d in r["decode"]:
-                h[f"decode_ms_per_token_ctx{d['context']}"] = d["ms_per_token"]
-            h["decode_floor_ms_per_token"] = r.get("floor_ms_per_token")
-    if c1:
-        h["decode_ms_per_token_in_replay"] = c1.get("decode_ms_per_token")
-    mem = result.get("memory", {})
-    if mem:
-        h["rss_idle_mb"] = mem["memory"]["idle"]["rss_mb"]
-        h["rss_20_docs_mb"] = mem["memory"]["with_docs"]["rss_mb"]
-        h["cold_start_to_first_answer_ms"] = mem["cold_start"]["to_first_answer_ms"]
-    return h
-
-
-def _f(x: Any, fmt: str = "{:.1f}") -> str:
-    return "—" if x is None else fmt.format(x)
-
-
-def markdown_table(result: dict[str, Any]) -> str:
-    h = result.get("headline", {})
-    m = result.get("machine", {})
-    model = result.get("model", {})
-    lines = [
-        (f"Run {result.get('date')} on `{m.get('host')}` ({m.get('cpu')}, {m.get('cores')} cores, load average "
-        f"{result.get('load_start')} at start), model `{model.get('name')}` ({model.get('params', 0) / 1e6:.1f}M "
-        f"params, {model.get('dtype')}), {result.get('total_seconds')} s in all"
-         + (" (`--quick`)" if result.get("args", {}).get("quick") else "") + "."),
-        "",
-        "| measure | result | target |",
-        "| --- | --- | --- |",
-        (f"| typing replay p50 / p95, completion list, 1 buffer | {_f(h.get('typing_1buf_completion_p50_ms'))} / "
-         f"{_f(h.get('typing_1buf_completion_p95_ms'))} ms | ≤ 25 / ≤ 60 ms |"),
-        (f"| typing replay p50 / p95, completion list, 3 buffers | {_f(h.get('typing_3buf_completion_p50_ms'))} / "
-         f"{_f(h.get('typing_3buf_completion_p95_ms'))} ms | |"),
-        (f"| prompt tokens reused (1 / 3 buffers) | {_f(h.get('reuse_ratio_1buf'), '{:.1%}')} / "
-         f"{_f(h.get('reuse_ratio_3buf'), '{:.1%}')} | ≥ 95 % |"),
-        (f"| naive mlx-lm p50 (full prompt per request) / laya p50, 1,500-token file | "
-         f"{_f(h.get('naive_p50_ms'))} ms → {_f(h.get('naive_over_laya_lsp_p50'), '{:.1f}x')} | ≥ 10x |"),
-    ]
-    for q in ("f32", "f16"):
-        if h.get(f"llamacpp_{q}_3buf_p50_ms") is not None:
-            lines.append(
-                f"| llama.cpp {q} p50, 1 / 3 buffers; laya LSP p50 ÷ llama.cpp | "
-                f"{_f(h.get(f'llamacpp_{q}_1buf_p50_ms'))} / {_f(h.get(f'llamacpp_{q}_3buf_p50_ms'))} ms; "
-                f"{_f(h.get(f'laya_lsp_over_llamacpp_{q}_1buf'), '{:.2f}x')} / "
-                f"{_f(h.get(f'laya_lsp_over_llamacpp_{q}_3buf'), '{:.2f}x')} (engine alone, k=1: "
-                f"{_f(h.get(f'laya_engine_k1_over_llamacpp_{q}_1buf'), '{:.2f}x')} / "
-                f"{_f(h.get(f'laya_engine_k1_over_llamacpp_{q}_3buf'), '{:.2f}x')}) | ≤ 1.0x (3 buffers) |")
-    if h.get("llamacpp_f32_decode_ms_per_token_ctx64") is not None:
-        lines.append(f"| llama.cpp decode ms/token f32 / f16 (context 64 / 1024) | "
-                     f"{_f(h.get('llamacpp_f32_decode_ms_per_token_ctx64'), '{:.2f}')} / "
-                     f"{_f(h.get('llamacpp_f32_decode_ms_per_token_ctx1024'), '{:.2f}')}; "
-                     f"{_f(h.get('llamacpp_f16_decode_ms_per_token_ctx64'), '{:.2f}')} / "
-                     f"{_f(h.get('llamacpp_f16_decode_ms_per_token_ctx1024'), '{:.2f}')} ms | |")
-    lines += [
-        (f"| decode ms/token, default model fp32 (context 64 / 1024; floor) | "
-         f"{_f(h.get('decode_ms_per_token_ctx64'), '{:.2f}')} / {_f(h.get('decode_ms_per_token_ctx1024'), '{:.2f}')}"
-         f" ms ({_f(h.get('decode_floor_ms_per_token'), '{:.2f}')} ms) | ≤ 7.4 ms |"),
-        (f"| RSS idle / 20 documents open | {_f(h.get('rss_idle_mb'), '{:.0f}')} / "
-         f"{_f(h.get('rss_20_docs_mb'), '{:.0f}')} MB | ≤ 400 MB |"),
-        f"| cold start to first answer | {_f(h.get('cold_start_to_first_answer_ms'), '{:.0f}')} ms | ≤ 2,000 ms |",
-    ]
-    shapes = result.get("shapes", {})
-    if shapes.get("rows"):
-        lines += ["", f"Decode and prefill per shape (measured read bandwidth {shapes['bandwidth']['gbs']} GB/s):", "",
-                  "| shape | dtype | params | weights | prefill tok/s | decode ms/token | floor ms/token | × floor |",
-                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-        for r in shapes["rows"]:
-            if "ms_per_token" in r:
-                lines.append(f"| {r['shape']} | {r['dtype']} | {r['params'] / 1e6:.0f}M | "
-                             f"{r['weight_bytes'] / 2**20:.0f} MiB | {r['prefill_tokens_per_s']} | {r['ms_per_token']} | "
-                             f"{r['floor_ms_per_token']} | {r['x_floor']} |")
-            else:
-                lines.append(f"| {r['shape']} | {r['dtype']} | | | | {r.get('error')} | | |")
-    return "\n".join(lines) + "\n"
-
-
-def update_docs(table: str, images: list[Path]) -> None:
-    doc = ROOT / "docs" / "benchmarks.md"
-    start, end = "<!-- bench:table:start -->", "<!-- bench:table:end -->"
-    text = doc.read_text() if doc.exists() else f"# Benchmarks\n\n{start}\n{end}\n"
-    pics = "".join(f"\n![{p.stem}](../benchmarks/results/{p.name})\n" for p in images)
-    a, b = text.index(start) + len(start), text.index(end)
-    doc.write_text(text[:a] + "\n" + table + pics + text[b:])
 
 
 # -- main -----------------------------------------------------------------------------------------------------
@@ -486,7 +284,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--profile-rate", type=int, default=100, help="py-spy samples per second")
     p.add_argument("--llamacpp-timeout", type=float, default=300)
     p.add_argument("--docs", type=int, default=20, help="documents for the memory measurement")
-    p.add_argument("--shapes-budget", type=float, default=None, help="seconds for the shapes section")
+    p.add_argument("--shapes-budget", type=float, default=None, help="most seconds for the shapes section")
+    p.add_argument("--budget", type=float, default=None,
+                   help="seconds for the whole run (default 840, --quick 360); shapes get what is left")
     p.add_argument("--update-docs", action="store_true", help="write the table into docs/benchmarks.md")
     p.add_argument("--out", type=Path, help="result JSON path (default benchmarks/results/<date>-<host>.json)")
     args = p.parse_args(argv)
@@ -494,7 +294,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.only = {s.strip() for s in args.only.split(",") if s.strip()}
     # Defaults, full run / --quick (explicit flags win).
     for key, full, quick in (("chars", 40, 12), ("peer_limit", 40, 12), ("naive_limit", 12, 4),
-                             ("profile_chars", 30, 15), ("shapes_budget", 240.0, 150.0)):
+                             ("profile_chars", 30, 15), ("shapes_budget", 300.0, 150.0), ("budget", 840.0, 360.0)):
         if getattr(args, key) is None:
             setattr(args, key, quick if args.quick else full)
     return args
@@ -553,21 +353,25 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.memory import run_memory
     from benchmarks.shapes import run_shapes
 
-    shapes = run.section("shapes", lambda: run_shapes(str(model_path), args.quick, log=log,
-                                                      budget_s=args.shapes_budget))
-    if shapes:
-        res["shapes"] = shapes
     mem = run.section("memory", lambda: run_memory(args.model, args.docs, log=log))
     if mem:
         res["memory"] = mem
     prof = run.section("profile", lambda: profile_section(run, files1, stem))
     if prof:
         res["profile"] = prof
+    # Shapes go last and get what is left of the run's time budget (the big shapes are the expendable part).
+    left = args.budget - (time.perf_counter() - run.t0) - 20
+    shapes_budget = max(60.0, min(args.shapes_budget, left))
+    shapes = run.section("shapes", lambda: run_shapes(str(model_path), args.quick, log=log, budget_s=shapes_budget))
+    if shapes:
+        res["shapes"] = shapes
     res["total_seconds"] = round(time.perf_counter() - run.t0, 1)
     res["load_end"] = load_snapshot()
+    from benchmarks.plots import headline
+
     res["headline"] = headline(res)
     out.write_text(json.dumps(res, indent=1))
-    from benchmarks.plots import plot_all
+    from benchmarks.plots import markdown_table, plot_all, update_docs
 
     images = plot_all(res, stem)
     table = markdown_table(res)

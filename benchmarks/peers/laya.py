@@ -13,6 +13,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from laya_lsp.replay import Buffer, Keystroke, Replay, ReplayClient
@@ -115,3 +116,79 @@ def engine_direct(lm: Any, ps: PromptSet, k: int = 1, prefill_chunk: int = 128, 
             "decode_p50_ms": round(statistics.median(decode), 2) if decode else 0,
             "decode_ms_per_token": round(sum(decode) / max(tokens, 1), 3),
             "reuse_ratio": round(reused / max(total, 1), 4), "latencies_ms": [round(x, 2) for x in times]}
+
+
+# -- reading a py-spy profile of the server ------------------------------------------------------------------
+def _frame_name(frame: str) -> str:
+    """'fn (path/to/file.py:123)' → 'fn (file.py)'; native frames as they are."""
+    if "(" in frame and frame.endswith(")"):
+        fn, loc = frame[:-1].split(" (", 1)
+        return f"{fn} ({loc.rsplit('/', 1)[-1].split(':')[0]})"
+    return frame
+
+
+_IDLE_MARKS = ("select_epoll", "EpollSelector.select", "os_read", "SimpleQueue_get", "Condition.wait", "Event.wait",
+               "epoll_wait", "Queue.get", "Semaphore.acquire")
+
+
+def is_idle(frames: list[str]) -> bool:
+    """A sample of a thread waiting for work (not for MLX compute, which counts as busy)."""
+    tail = " ".join(frames[-8:])
+    return "mlx::core" not in tail and any(m in tail for m in _IDLE_MARKS)
+
+
+def summarise_folded(text: str) -> dict[str, Any]:
+    """Busy samples only: share per thread, per deepest laya_lsp function (with what it calls), per leaf."""
+    per_thread: dict[str, int] = {}
+    by_laya: dict[str, int] = {}
+    self_t: dict[str, int] = {}
+    incl: dict[str, int] = {}
+    busy = idle = 0
+    for line in text.splitlines():
+        stack, _, n = line.rpartition(" ")
+        if not stack or not n.isdigit():
+            continue
+        count = int(n)
+        frames = stack.split(";")
+        thread = frames[0].split(": ", 1)[-1] if frames[0].startswith("thread") else "?"
+        frames = [f for f in frames if not f.startswith(("thread", "process"))]
+        if is_idle(frames):
+            idle += count
+            continue
+        busy += count
+        per_thread[thread] = per_thread.get(thread, 0) + count
+        ours = [f for f in frames if "laya_lsp/" in f]
+        key = f"{thread}: {ours[-1].replace('laya_lsp/', '') if ours else '(outside laya_lsp)'}"
+        if any("mlx::core" in f for f in frames[frames.index(ours[-1]) if ours else 0:]):
+            key += " → MLX"
+        by_laya[key] = by_laya.get(key, 0) + count
+        if frames:
+            leaf = _frame_name(frames[-1])
+            self_t[leaf] = self_t.get(leaf, 0) + count
+        for f in {_frame_name(f) for f in frames}:
+            incl[f] = incl.get(f, 0) + count
+
+    def top(d: dict[str, int], n: int = 25) -> list[tuple[str, float]]:
+        return [(k, round(v / max(busy, 1), 4)) for k, v in sorted(d.items(), key=lambda x: -x[1])[:n]]
+
+    return {"samples": busy + idle, "busy_samples": busy,
+            "threads": {k: round(v / max(busy, 1), 3) for k, v in sorted(per_thread.items(), key=lambda x: -x[1])[:6]},
+            "by_laya_function": top(by_laya, 30), "top_self": top(self_t), "top_inclusive": top(incl)}
+
+
+def format_profile(s: dict[str, Any], top: int = 25) -> str:
+    lines = [f"py-spy samples: {s['samples']} ({s['busy_samples']} busy; threads waiting for work left out)",
+             f"busy share by thread: {s['threads']}", "",
+             "by deepest laya_lsp function (→ MLX: the thread waits in mlx::core::eval for MLX's compute thread):"]
+    lines += [f"  {share:6.1%}  {name}" for name, share in s["by_laya_function"][:top]]
+    lines += ["", "top self time (leaf frames):"]
+    lines += [f"  {share:6.1%}  {name}" for name, share in s["top_self"][:top]]
+    lines += ["", "top inclusive time:"]
+    lines += [f"  {share:6.1%}  {name}" for name, share in s["top_inclusive"][:top]]
+    return "\n".join(lines) + "\n"
+
+
+def render_flamegraph(folded: Path, svg: Path) -> None:
+    from benchmarks.plots import flamegraph_svg
+
+    flamegraph_svg(folded.read_text(), svg)
