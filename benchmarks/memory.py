@@ -109,8 +109,30 @@ async def cold_start(model: str | None, settings: dict[str, Any] | None = None) 
             "warmup_ms": round(float(model_info.get("warmup_ms", 0)), 1)}
 
 
+def import_profile(module: str = "laya_lsp.lsp.server", top: int = 10) -> dict[str, Any]:
+    """`python -X importtime -c "import <module>"`: total ms and the imports with the most self time."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"], capture_output=True,
+                          text=True, cwd=ROOT, check=False)
+    rows = []
+    for line in proc.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[1].strip().isdigit():
+            rows.append((int(parts[1]), int(parts[0].split(":")[1]), parts[2].strip()))
+    total = next((c for c, _s, name in rows if name == module), 0)
+    slow = sorted(rows, key=lambda r: -r[1])[:top]
+    return {"module": module, "total_ms": round(total / 1000, 1),
+            "slowest_self_ms": [(name, round(self_us / 1000, 1)) for _c, self_us, name in slow],
+            "transformers_ms": round(next((c for c, _s, n in rows if n == "transformers"), 0) / 1000, 1)}
+
+
 def run_memory(model: str | None, docs: int = 20, log: Any = print) -> dict[str, Any]:
+    imports = import_profile()
+    log(f"import {imports['module']}: {imports['total_ms']:.0f} ms (transformers {imports['transformers_ms']:.0f} ms); "
+        f"most self time: {imports['slowest_self_ms'][:6]}")
     cold = asyncio.run(cold_start(model))
+    cold["imports"] = imports
     log(f"cold start: first answer {cold['to_first_answer_ms']:.0f} ms (initialize {cold['to_initialized_ms']:.0f} ms, "
         f"load {cold['load_ms']:.0f} ms, warm-up {cold['warmup_ms']:.0f} ms)")
     mem = asyncio.run(memory_run(model, docs))
