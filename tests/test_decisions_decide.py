@@ -115,3 +115,13 @@ async def test_default_model_picks_the_obvious_choice(default_client: LanguageCl
         scores = {s["id"]: s["score"] for s in r["scores"]}
         assert r["choice"] == "right", (prefix, r)
         assert scores["right"] > scores["wrong"]
+    # At a document position (fill-in-the-middle with the code after the cursor).
+    uri = "file:///obvious.py"
+    text = "def add(a, b):\n    return a\n\n\nprint(add(1, 2))\n"
+    open_doc(default_client, uri, text)
+    pos = position_at(text, text.index("return a") + len("return a"))
+    r = await decide(default_client, {"textDocument": {"uri": uri}, "threshold": 0,
+                                      "position": {"line": pos.line, "character": pos.character},
+                                      "choices": [{"id": "right", "description": " + b"},
+                                                  {"id": "wrong", "description": " ** ] b"}]})
+    assert r["choice"] == "right" and r["confidence"] > 0.5, r
