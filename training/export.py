@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
-def export(run: Path, ckpt: str, tokenizer: Path, out: Path, repo_level: bool) -> None:
+def export(run: Path, ckpt: str, tokenizer: Path, out: Path, repo_level: bool, context: int) -> None:
     from safetensors import safe_open
 
     out.mkdir(parents=True, exist_ok=True)
@@ -30,6 +30,7 @@ def export(run: Path, ckpt: str, tokenizer: Path, out: Path, repo_level: bool) -
               **{k: cfg[k] for k in keep if k in cfg and cfg[k] is not None}}
     if "rope_theta" not in config:  # transformers 5 keeps it under rope_parameters
         config["rope_theta"] = (cfg.get("rope_parameters") or {}).get("rope_theta", 10000.0)
+    config["max_position_embeddings"] = context  # the training context: longer prompts were never seen
     config["bos_token_id"] = None
     config["torch_dtype"] = "bfloat16"
     config["laya"] = {"fim_format": "qwen", "fim_layouts": ["spm", "psm"], "repo_level": repo_level}
@@ -86,12 +87,13 @@ def main() -> None:
     ap.add_argument("--tokenizer", type=Path, default=ROOT / "out" / "tokenizer")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--repo-level", action="store_true", default=True)
+    ap.add_argument("--context", type=int, default=1024, help="training sequence length")
     ap.add_argument("--check", type=Path)
     args = ap.parse_args()
     if args.check:
         check(args.check)
     else:
-        export(args.run, args.ckpt, args.tokenizer, args.out, args.repo_level)
+        export(args.run, args.ckpt, args.tokenizer, args.out, args.repo_level, args.context)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 # Second device call: wait until every training run has written its final checkpoint, then collect.
 set -u
 LIMIT=${1:-560}; T0=$(date +%s)
+# A fresh machine (the first one was given back) has no runs: say so at once instead of waiting.
+ls training/out/logs/*.log >/dev/null 2>&1 || { echo 'no training runs on this machine'; exit 3; }
 while [ $(( $(date +%s) - T0 )) -lt $LIMIT ]; do
   n=$(ls training/out/d*/final.safetensors 2>/dev/null | wc -l)
   [ "$n" -ge 3 ] && break
