@@ -292,6 +292,9 @@ async def serve_stream(read: Callable[[], Awaitable[bytes]], protocol: LayaProto
             body = parser.next_body()
             if body is not None:
                 protocol.handle_body(body)
+                # Let a request's handler task take its snapshot of the documents before the next message (a
+                # didChange already in the buffer) is applied: a request answers the text it was sent against.
+                await asyncio.sleep(0)
                 continue
             if pending is None:
                 pending = asyncio.ensure_future(read())
