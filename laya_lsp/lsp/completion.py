@@ -30,6 +30,7 @@ class Cursor:
     word_start: int  # start of the identifier being typed (the completion item's edit replaces it)
     position: lsp.Position
     word_start_position: lsp.Position
+    version: int | None = None  # the document version the request was made against (doc is the live copy)
 
 
 def _is_word_char(ch: str) -> bool:
@@ -58,7 +59,7 @@ def locate(ls: LayaServer, uri: str, position: lsp.Position) -> Cursor | None:
     while start > 0 and _is_word_char(text[start - 1]):
         start -= 1
     word_pos = doc.client_position_at_offset(start) if start != offset else position
-    return Cursor(doc, offset, start, position, word_pos)
+    return Cursor(doc, offset, start, position, word_pos, doc.version)
 
 
 def _syntax_doc(ls: LayaServer, cur: Cursor) -> SyntaxDocument:
@@ -79,8 +80,10 @@ async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> Answer | Non
     dropped (the client asks again for the new text), so no response carries text for an older version.
     """
     await ls.wait_for_model()
+    version = cur.version
+    if cur.doc.version != version:
+        return None  # edited while the model loaded: the offset is for a text that is gone; the client asks again
     sdoc = _syntax_doc(ls, cur)
-    version = cur.doc.version
     uri = cur.doc.uri
     ticket = ls.completions.request(uri, sdoc, cur.offset, kind, version)
     if ticket.immediate is not None:
