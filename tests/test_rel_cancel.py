@@ -8,6 +8,7 @@ CI runs LAYA_STORM_REQUESTS requests per storm (default 150); e.g. `LAYA_STORM_R
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import time
@@ -263,3 +264,46 @@ async def test_shutdown_during_a_burst_answers_everything_once():
     finally:
         await c.close()
     assert_conforms(c, "shutdown during a burst")
+
+
+async def test_a_request_sees_the_document_as_it_was_when_it_arrived():
+    """A completion request and a didChange written in one chunk (also while the model still loads): the answer
+    must be for the text the request was sent against (or empty, as the document changed) — never the new text.
+    The edit is below the cursor, so the request's position is still valid in the new text."""
+    c = await LspClient.spawn(SERVER_CMD, default_timeout=60)
+
+    def frame(msg: dict) -> bytes:
+        body = json.dumps(msg).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+    try:
+        await c.call("initialize", {"processId": None, "rootUri": None, "capabilities": {},
+                                    "initializationOptions": PLAIN})
+        mismatches, answered = 0, 0
+        for n in range(6):
+            uri, cold_old = f"file:///order/w{n}.py", f"file:///order/c{n}.py"
+            text = SEED_TEXT + "the " * n + "\nprint(1)\n"
+            pos, end = position_at(text, len(text) - len("\nprint(1)\n")), position_at(text, len(text))
+            rid = c.next_id()
+            msgs = [{"jsonrpc": "2.0", "method": "initialized", "params": {}}] if n == 0 else []
+            msgs += [
+                {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+                    "uri": uri, "languageId": "python", "version": 1, "text": text}}},
+                {"jsonrpc": "2.0", "id": rid, "method": "textDocument/completion",
+                 "params": {"textDocument": {"uri": uri}, "position": pos}},
+                {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+                    "textDocument": {"uri": uri, "version": 2},
+                    "contentChanges": [{"range": {"start": end, "end": end}, "text": "value = compute(1, 2)\n" * 3}]}},
+            ]
+            await c.write_raw(b"".join(frame(m) for m in msgs))  # n == 0: the model is still loading
+            resp = await c.wait_for_id(rid, 30)
+            items = [i["textEdit"]["newText"] for i in resp["result"]["items"]]
+            if items:
+                answered += 1
+                await c.did_open(cold_old, text)
+                cold = await c.completion(cold_old, pos["line"], pos["character"])
+                mismatches += items != [i["textEdit"]["newText"] for i in cold["result"]["items"]]
+        print(f"\nrequest + didChange in one chunk: {answered}/6 answered, {mismatches} computed for another text")
+        assert mismatches == 0
+    finally:
+        await c.close()
