@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .decide import CALIBRATION_FILE, DecideRequest, Option, build_prompt, softmax
+from .decide import CALIBRATION_FILE, DecideRequest, Option, build_prompt, softmax, weights_fingerprint
 
 SET_FILE = Path(__file__).with_name("calibration_set.jsonl")
 GRID = [math.exp(math.log(0.05) + i * (math.log(20) - math.log(0.05)) / 199) for i in range(200)]
@@ -45,8 +45,8 @@ def ece(rows: list[tuple[list[float], int]], t: float, bins: int = 5) -> float:
                for b in buckets if b) / max(1, n)
 
 
-def score_set(model: str | None, path: Path = SET_FILE) -> tuple[str, dict[str, list[tuple[list[float], int]]]]:
-    """(model name, {"total": rows, "mean": rows}) where a row is (scores per choice, index of the answer)."""
+def score_set(model: str | None, path: Path = SET_FILE) -> tuple[Any, dict[str, list[tuple[list[float], int]]]]:
+    """(loaded model, {"total": rows, "mean": rows}) where a row is (scores per choice, index of the answer)."""
     from ..engine.decode import CancelToken
     from ..engine.model import load_model
     from ..engine.score import score_options
@@ -61,7 +61,7 @@ def score_set(model: str | None, path: Path = SET_FILE) -> tuple[str, dict[str, 
         res = score_options(lm, None, ids, options, CancelToken())
         rows["total"].append(([s.logprob for s in res.scores], int(item["answer"])))
         rows["mean"].append(([s.mean for s in res.scores], int(item["answer"])))
-    return lm.name, rows
+    return lm, rows
 
 
 def report(rows: dict[str, list[tuple[list[float], int]]]) -> dict[str, Any]:
@@ -83,13 +83,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", type=Path, default=SET_FILE)
     ap.add_argument("--write", action="store_true", help=f"store the fit in {CALIBRATION_FILE.name}")
     args = ap.parse_args(argv)
-    name, rows = score_set(args.model, args.set)
+    lm, rows = score_set(args.model, args.set)
     res = report(rows)
     best = min(res, key=lambda k: res[k]["nll_heldout"])
-    print(json.dumps({"model": name, "chosen": best, **res}, indent=1))
+    print(json.dumps({"model": lm.name, "chosen": best, **res}, indent=1))
     if args.write:
         table = json.loads(CALIBRATION_FILE.read_text()) if CALIBRATION_FILE.exists() else {}
-        table.setdefault("models", {})[name] = {"normalize": best, **res[best], "set": args.set.name}
+        table.setdefault("models", {})[lm.name] = {"normalize": best, **res[best], "set": args.set.name,
+                                                   "weights": weights_fingerprint(lm.path)}
         CALIBRATION_FILE.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
     return 0
 

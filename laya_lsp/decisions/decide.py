@@ -14,6 +14,7 @@ stored in `calibration.json`; a model with no entry uses T = 1 (the plain renorm
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -101,8 +102,25 @@ def parse_options(raw: Any) -> list[Option]:
     return out
 
 
-def load_calibration(model_name: str, path: Path = CALIBRATION_FILE) -> Calibration:
-    """The model's fitted calibration, else the documented default (total log-likelihood, T = 1)."""
+_FINGERPRINTS: dict[str, str] = {}
+
+
+def weights_fingerprint(model_dir: str) -> str:
+    """Identifies a model's weights cheaply (sizes and first MiB of each .safetensors file), so a calibration
+    fitted for one export is not applied to a retrained model of the same name."""
+    if model_dir not in _FINGERPRINTS:
+        h = hashlib.sha256()
+        for f in sorted(Path(model_dir).glob("*.safetensors")):
+            h.update(f"{f.name}:{f.stat().st_size}".encode())
+            with f.open("rb") as fh:
+                h.update(fh.read(1 << 20))
+        _FINGERPRINTS[model_dir] = h.hexdigest()[:16]
+    return _FINGERPRINTS[model_dir]
+
+
+def load_calibration(model_name: str, model_dir: str | None = None, path: Path = CALIBRATION_FILE) -> Calibration:
+    """The model's fitted calibration, else the documented default (total log-likelihood, T = 1). An entry
+    fitted for other weights (its fingerprint differs from `model_dir`'s) is not used."""
     try:
         table = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -110,6 +128,8 @@ def load_calibration(model_name: str, path: Path = CALIBRATION_FILE) -> Calibrat
     entry = (table.get("models") or {}).get(model_name)
     if not isinstance(entry, dict):
         return Calibration()
+    if model_dir and entry.get("weights") and entry["weights"] != weights_fingerprint(model_dir):
+        return Calibration(source="default (the fitted calibration is for other weights)")
     return Calibration(str(entry.get("normalize", "total")), float(entry.get("temperature", 1.0)), model_name)
 
 
@@ -159,7 +179,7 @@ def decide_on_worker(
     """Score the options (on the inference worker) and turn the scores into a calibrated decision."""
     ids, options, prompt_text = build_prompt(lm, req, [o.text for o in req.options])
     result = score_options(lm, doc, ids, options, cancel, chunk)
-    cal = load_calibration(lm.name)
+    cal = load_calibration(lm.name, lm.path)
     if req.normalize in ("total", "mean"):
         cal = Calibration(req.normalize, cal.temperature, cal.source)
     if req.temperature is not None and req.temperature > 0:

@@ -8,6 +8,7 @@ prompt layout as completions; syntax-fix ranking scores whole candidate windows 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from typing import Any
@@ -181,8 +182,10 @@ def rank_fixes(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, line_
     old = text[content_start:le]
     for g in generate(lm, cache, text[:content_start] + text[le:], content_start, s, cancel, 3, 48, 1):
         new = g.text.split("\n", 1)[0].rstrip()
-        # A fix is a small edit of the line; a rewrite into something else is not offered as one.
-        if new.strip() and new != old and SequenceMatcher(None, old, new).ratio() >= REWRITE_SIMILARITY:
+        # A fix is a small edit of the line that keeps its words (names, numbers, keywords) in order; it may
+        # change punctuation and add words (a missing `in`), but a rewrite into other code is not a fix.
+        if (new.strip() and new != old and SequenceMatcher(None, old, new).ratio() >= REWRITE_SIMILARITY
+                and _keeps_words(old, new)):
             cands.append(FixCandidate(f"rewrite the line as '{new.strip()[:40]}'", Edit(content_start, le, new)))
     before = _error_count(text, doc, uri)
     valid = [c for c in cands
@@ -200,11 +203,17 @@ def rank_fixes(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, line_
     prompt = b.encode(text[max(0, ls - s.decision_tokens * TAIL_CHARS_PER_TOKEN) : ls])[-s.decision_tokens :]
     prompt = prompt or [lm.tokenizer.eos_token_id or 0]
     res = score_options(lm, None, prompt, [b.encode(w) for w in windows], cancel, s.prefill_chunk)
-    cal = load_calibration(lm.name)
+    cal = load_calibration(lm.name, lm.path)
     probs = softmax([x.logprob / max(cal.temperature, 1e-3) for x in res.scores])
     for c, p in zip(valid, probs[1:]):
         c.confidence = p
     return sorted(valid, key=lambda c: -c.confidence)
+
+
+def _keeps_words(old: str, new: str) -> bool:
+    """True when the words of `old` appear in `new` in the same order (a subsequence)."""
+    words = iter(re.findall(r"\w+", new))
+    return all(any(w == x for x in words) for w in re.findall(r"\w+", old))
 
 
 def fix_syntax(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, data: dict[str, Any], s: Settings,
