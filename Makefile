@@ -29,7 +29,13 @@ demo: $(STAMP)
 	$(PY) -m laya_lsp.replay --demo examples/
 
 test: $(STAMP)
+	bash editors/scripts/install-test-deps.sh $(PY)
 	$(PY) -m pytest -q -ra $(PYTEST_ARGS)
+
+# VS Code end to end: the .vsix in code-server 4.100.3, driven by headless Chromium (Linux, Node 20; not in `make test`)
+test-editors: $(STAMP)
+	bash editors/scripts/install-test-deps.sh $(PY)
+	bash editors/vscode/e2e/run.sh $(PY)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
