@@ -165,7 +165,7 @@ async def test_cancel_storm_exact_answers():
         answered = [s for s in sent if "result" in responses[s.rid] and (responses[s.rid]["result"] or {}).get("items")]
         rng = random.Random(1)
         checked = 0
-        for s in rng.sample(answered, min(12, len(answered))):
+        for s in rng.sample(answered, min(30, len(answered))):
             uri = f"file:///storm/cold{s.rid}.py"
             await c.did_open(uri, s.text)
             params = {"textDocument": {"uri": uri}, "position": position_at(s.text, s.offset)}
