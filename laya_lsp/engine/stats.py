@@ -103,8 +103,9 @@ class StatsBook:
             "decode_ms_per_token": (t["decode_ms"] / t["decode_tokens"]) if t["decode_tokens"] else 0.0,
             "p50_total_ms": percentile(ok, 50),
             "p95_total_ms": percentile(ok, 95),
-            "by_status": dict(self.by_status),
-            "by_source": dict(self.by_source),
+            # Keys as identifiers (typed_through, warm_up): some clients turn results into named tuples.
+            "by_status": {k.replace("-", "_"): v for k, v in self.by_status.items()},
+            "by_source": {k.replace("-", "_"): v for k, v in self.by_source.items()},
         }
 
     def reset(self) -> None:
