@@ -32,7 +32,7 @@ from ..engine.stats import RequestStats
 from ..service import Answer, CompletionService
 from . import models as m
 from .admission import POLL_S, Admission, ClientGone, QueueFull, Slot
-from .report import engine_report
+from ..report import engine_report
 from .sessions import Sessions
 
 CLIENT_CLOSED = 499  # nginx's "client closed request": nobody reads it, the access log does

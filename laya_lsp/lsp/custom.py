@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 
-from ..blas import active_blas
+from ..report import engine_report
 from .server import STATS_METHOD, LayaServer
 
 DOCUMENT_TEXT_METHOD = "laya/documentText"
@@ -51,31 +50,8 @@ def register(server: LayaServer) -> None:
         """Recent requests and aggregates; params: {"recent": N (default 50), "reset": bool}."""
         n = _get(params, "recent", 50)
         n = n if isinstance(n, int) and n >= 0 else 50
-        engine = ls.engine
-        cache_bytes = await asyncio.wrap_future(engine.scheduler.call(
-            lambda: engine.caches.bytes_by_doc() if engine.caches else {}
-        ))
-        lm = engine.lm
-        out: dict[str, Any] = {
-            "summary": engine.stats.summary(),
-            "recent": [r.to_dict() for r in engine.stats.recent(n)] if n else [],
-            "documents": [{"uri": uri, "cacheBytes": b} for uri, b in cache_bytes.items()],
-            "cacheBytesTotal": sum(cache_bytes.values()),
-            "cacheBudgetBytes": int(ls.settings.cache_budget_mb * 2**20),
-            "evictions": engine.caches.evictions if engine.caches else 0,
-            "queue": {"queued": engine.scheduler.queued(), "running": engine.scheduler.running_key(),
-                      "dropped": engine.scheduler.dropped,
-                      "superseded": engine.scheduler.superseded},
-            "model": None if lm is None else {
-                "name": lm.name, "path": lm.path, "params": lm.n_params, "dtype": lm.dtype,
-                "fim": lm.fim.name, "layout": lm.fim.preferred_layout, **lm.timings,
-            },
-            "loadError": engine.load_error,
-            "blas": active_blas(),
-        }
-        if _get(params, "reset", False) is True:
-            engine.stats.reset()
-        return out
+        reset = _get(params, "reset", False) is True
+        return await engine_report(ls.engine, int(ls.settings.cache_budget_mb * 2**20), n, reset, cache_wait_s=None)
 
     @server.feature(DOCUMENT_TEXT_METHOD)
     def document_text(ls: LayaServer, params: Any = None) -> dict[str, Any] | None:

@@ -1,26 +1,28 @@
-"""The `laya/stats` report as a plain function of the engine, so HTTP answers with the same keys as the LSP."""
+"""The `laya/stats` report as a plain function of the engine: the LSP and HTTP fronts answer with the same keys."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from ..blas import active_blas
-from ..engine import Engine
+from .blas import active_blas
+from .engine import Engine
 
 CACHE_WAIT_S = 0.5
 
 
 async def engine_report(engine: Engine, cache_budget_bytes: int, recent: int = 50, reset: bool = False,
-                        last: dict[str, dict[str, int]] | None = None) -> dict[str, Any]:
+                        last: dict[str, dict[str, int]] | None = None,
+                        cache_wait_s: float | None = CACHE_WAIT_S) -> dict[str, Any]:
     """Recent requests and aggregates, cache bytes per document, the scheduler's queue, the model, the BLAS.
 
-    Cache sizes are read on the worker; while a long job runs there, the last snapshot is reported instead
-    (`cacheBytesStale`; kept in `last`), so monitoring never waits for a prefill."""
+    Cache sizes are read on the worker; while a long job runs there for more than `cache_wait_s`, the last
+    snapshot is reported instead (`cacheBytesStale`; kept in `last`), so monitoring never waits for a prefill.
+    `cache_wait_s=None` waits (the LSP's `laya/stats` is ordered after the requests before it)."""
     last = {} if last is None else last
     fut = asyncio.wrap_future(engine.scheduler.call(lambda: engine.caches.bytes_by_doc() if engine.caches else {}))
     try:
-        cache_bytes = await asyncio.wait_for(asyncio.shield(fut), CACHE_WAIT_S)
+        cache_bytes = await asyncio.wait_for(asyncio.shield(fut), cache_wait_s)
         last["cache_bytes"] = cache_bytes
         stale = False
     except asyncio.TimeoutError:
