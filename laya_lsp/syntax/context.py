@@ -47,14 +47,16 @@ class CursorContext:
     eol: str  # the document's line ending ("\n" or "\r\n")
     line_indent: str  # indentation of the cursor line
     prev_line: str | None  # nearest non-blank line above the cursor line
-    next_lines: tuple[str, ...]  # up to four non-blank lines below the cursor line
+    next_lines: tuple[str, ...]  # up to eight non-blank lines below the cursor line
     indent_unit: str  # one level of indentation in this document
     in_comment: bool
-    in_string: str | None  # the quote of the string literal the cursor is in, if any
+    in_string: str | None  # the quote of the string literal the cursor is in (`"`, `\"\"\"`…), if any
     opener_before: str | None  # the block/bracket opener ending the code right before the cursor
     enclosing_closed: bool  # the bracket enclosing the cursor is already closed later in the document
     empty_block: bool  # the syntax block around the cursor has no statements yet
     in_brackets: bool = False  # inside a call/list/dict: continuation lines align freely
+    in_interpolation: bool = False  # code inside a string (`${…}`, f-string `{…}`): its quote follows
+    lines_above: tuple[str, ...] = ()  # up to 24 lines above the cursor line, nearest last
     indent_levels: tuple[int, ...] = ()  # Python: indentation widths of the blocks open here, outermost first
 
     @property
@@ -83,7 +85,7 @@ def _indent_levels(before: list[str]) -> tuple[int, ...]:
             levels.insert(0, level)
             if level == 0:
                 break
-    return tuple(levels)
+    return tuple(levels) or (0,)
 
 
 def _lines_around(text: str, offset: int) -> tuple[int, int]:
@@ -148,16 +150,27 @@ def _comment_or_string(doc: SyntaxDocument, byte: int) -> tuple[bool, str | None
     # Code inside a string (`${x}` in a template, `{x}` in an f-string) is code, not string.
     string = _ancestor(node, lambda n: _is_string(n) or n.type in _CODE_IN_STRING)
     if string is not None and string.type in _CODE_IN_STRING:
-        string = None
+        return False, None
     while string is not None and string.parent is not None and _is_string(string.parent):
         string = string.parent
     if string is not None and string.start_byte < byte:
         last = string.children[-1] if string.child_count else None
         if byte < string.end_byte or (last is not None and last.is_missing):
             raw = doc.data[string.start_byte:string.start_byte + 8].decode("utf-8", "ignore")
-            quote = next((c for c in raw if c in "\"'`"), '"')
-            return False, quote
+            at = next((i for i, c in enumerate(raw) if c in "\"'`"), None)
+            if at is None:
+                return False, '"'
+            quote = raw[at]
+            return False, quote * 3 if raw.startswith(quote * 3, at) else quote  # `\"\"\"` for a triple-quoted one
     return False, None
+
+
+def _in_interpolation(doc: SyntaxDocument, byte: int) -> bool:
+    """True inside `${…}` of a template or `{…}` of an f-string."""
+    if doc.tree is None:
+        return False
+    node = doc.tree.root_node.descendant_for_byte_range(max(byte - 1, 0), byte)
+    return _ancestor(node, lambda n: n.type in _CODE_IN_STRING) is not None
 
 
 def _text_comment_or_string(prefix: str, spec: LanguageSpec) -> tuple[bool, str | None]:
@@ -224,10 +237,11 @@ def _enclosing_state(doc: SyntaxDocument, byte: int) -> tuple[bool | None, bool,
     while node is not None and closed is None:
         # child(i), not .children: the ancestors include the root, whose children may number hundreds.
         first = node.child(0) if node.child_count else None
-        if first is not None and first.type in OPEN_TO_CLOSE and first.start_byte < byte:
-            last = node.child(node.child_count - 1)
-            closed = (last is not None and node.child_count > 1 and last.type in CLOSE_TO_OPEN
-                      and not last.is_missing and last.start_byte >= byte)
+        last = node.child(node.child_count - 1) if node.child_count > 1 else None
+        has_closer = last is not None and last.type in CLOSE_TO_OPEN and not last.is_missing
+        after_closer = has_closer and last is not None and last.start_byte < byte  # `f(x)█`: outside it
+        if first is not None and first.type in OPEN_TO_CLOSE and first.start_byte < byte and not after_closer:
+            closed = has_closer
             if node.type in doc.spec.block_types:
                 empty = not any(c.is_named and not _is_comment(c) for c in node.children)
             else:
@@ -248,7 +262,7 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
     before = text[max(0, start - 2000):start].splitlines()[-_SCAN_LINES:]
     after = text[end:end + 1000].splitlines()[1:_SCAN_LINES // 2]
     prev_line = next((ln for ln in reversed(before) if ln.strip()), None)
-    next_lines = tuple(ln for ln in after if ln.strip())[:4]
+    next_lines = tuple(ln for ln in after if ln.strip())[:8]
     line_prefix, line_suffix = text[start:offset], text[offset:end]
     spec = doc.spec
     byte = doc.byte_offset(offset)
@@ -271,7 +285,7 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
         line_indent=leading_ws(text[start:end]), prev_line=prev_line, next_lines=next_lines,
         indent_unit=_indent_unit(before + [text[start:end]] + after, spec.default_indent), in_comment=in_comment,
         in_string=in_string, opener_before=opener, enclosing_closed=closed, empty_block=empty,
-        in_brackets=in_brackets, indent_levels=_indent_levels(before) if spec.indentation_syntax else (),
+        in_brackets=in_brackets, lines_above=tuple(before), in_interpolation=_in_interpolation(doc, byte), indent_levels=_indent_levels(before) if spec.indentation_syntax else (),
     )
     doc.memo[("context", offset)] = context
     return context

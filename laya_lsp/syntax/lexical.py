@@ -7,6 +7,8 @@ operator, which the code below would be glued onto.
 
 from __future__ import annotations
 
+import re
+
 from .brackets import scan_brackets
 from .context import CursorContext, leading_ws, width
 from .languages import LanguageSpec
@@ -21,6 +23,8 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
         return text  # string contents have free indentation
     if (ctx.prev_line or "").rstrip().endswith((",", "(", "[", "{", "\\")):
         return text  # the cursor line continues a bracket or a backslash line: its indentation is free
+    if _opens_bracket(ctx, spec):
+        return text
     lines = text.split("\n")
     depths = scan_brackets(text, spec).line_depths
     stack = list(ctx.indent_levels)
@@ -33,26 +37,40 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
         if cursor_indent > stack[-1]:
             stack.append(cursor_indent)
         opens, first = (ctx.line_prefix + lines[0]).rstrip().endswith(":"), 1
+    # Lines above, nearest last, as (indent, code): an `else:`/`except:` needs its statement right above.
+    above = [(width(leading_ws(ln)), ln.strip()) for ln in ctx.lines_above if ln.strip()]
+    if not ctx.prefix_blank:
+        above.append((width(ctx.line_indent), (ctx.line_prefix + lines[0]).strip()))
     for index in range(first, len(lines)):
         line = lines[index]
         body = line.strip()
         if not body or body.startswith("#") or depths[index] > 0:
             continue
         indent = width((ctx.line_prefix if index == 0 else "") + leading_ws(line))
-        if not _indent_fits(stack, indent, opens):
+        if not _indent_fits(stack, indent, opens) or not _clause_has_owner(body, indent, above):
             return "\n".join(lines[:index]).rstrip() if index else ""
-        opens = body.endswith(":")
+        above.append((indent, body))
+        # Opens a block: ends in `:` outside brackets and comments (`(# x:` then more lines does not).
+        end_depth = depths[index + 1] if index + 1 < len(depths) else len(scan_brackets(text, spec).unclosed)
+        opens = end_depth == 0 and _code_of(body).endswith(":")
     scan = scan_brackets(text, spec)
-    # The code that follows must still fit: the rest of the cursor line when the candidate pushes it down,
-    # else the next line (unless the candidate leaves a bracket or a backslash line open).
-    if ctx.prefix_blank and ctx.line_suffix.strip():
-        following: str | None = ctx.line_prefix + ctx.line_suffix
-    else:  # even on one line: `except E:█` + `x` turns the clause into a one-liner, the body below then fails
-        following = ctx.next_lines[0] if ctx.next_lines else None
-    if (following is not None and not scan.unclosed and not text.rstrip().endswith("\\")
-            and not following.lstrip().startswith("#")
-            and not _indent_fits(stack, width(leading_ws(following)), opens)):
-        return ""
+    if scan.unclosed or text.rstrip().endswith("\\"):
+        return text  # what follows continues an open bracket or line: its indentation is free
+    # The code that follows must still fit, line by line, until it is back at the cursor line's level: the
+    # rest of the cursor line when the candidate pushes it down, then the next lines. (Even a one-line
+    # candidate matters: `except E:█` + `x` makes a one-liner, and the indented body below then fails.)
+    pushed = [ctx.line_prefix + ctx.line_suffix] if ctx.prefix_blank and ctx.line_suffix.strip() else []
+    base = width(ctx.line_prefix if ctx.prefix_blank else ctx.line_indent)
+    for line in [*pushed, *ctx.next_lines]:
+        body = line.strip()
+        if body.startswith("#"):
+            continue
+        indent = width(leading_ws(line))
+        if not _indent_fits(stack, indent, opens):
+            return ""
+        if indent <= base or '"""' in body or "\'\'\'" in body:
+            break  # back at the cursor's level; or a multi-line string, whose inside has free indentation
+        opens = body.endswith(":")
     return text
 
 
@@ -74,20 +92,110 @@ def last_line_left_open(text: str, ctx: CursorContext, spec: LanguageSpec) -> bo
 _PY_OPEN_END = ("=", "+", "-", "*", "/", "%", "&", "|", "^", "<", ">", ".", "@", "~", " and", " or", " not")
 
 
+def _code_of(line: str) -> str:
+    """The line without a trailing `#` comment (lines with quotes are kept whole: `#` may be in a string)."""
+    return line.split("#", 1)[0].rstrip() if "#" in line and "'" not in line and '"' not in line else line.rstrip()
+
+
+def _opens_bracket(ctx: CursorContext, spec: LanguageSpec) -> bool:
+    """The cursor line itself leaves a bracket open (`d = {█` where the tree, broken, could not tell)."""
+    return bool(ctx.line_prefix.strip() and scan_brackets(ctx.line_prefix, spec).unclosed)
+
+
+_BAD_ESCAPE = re.compile(
+    r"(?<!\\)(?:\\\\)*\\(?:x(?![0-9a-fA-F]{2})|u(?![0-9a-fA-F]{4})|U(?![0-9a-fA-F]{8})|N(?!\{))")
+
+
+def python_bad_escape(text: str, ctx: CursorContext, spec: LanguageSpec) -> bool:
+    """Python: inside a string, `\\x`, `\\u`, `\\U`, `\\N` must be complete escapes (tree-sitter does not
+    check them)."""
+    return spec.indentation_syntax and ctx.in_string is not None and _BAD_ESCAPE.search(text) is not None
+
+
+def breaks_one_line_string(text: str, ctx: CursorContext, spec: LanguageSpec) -> bool:
+    """Any language but Rust: a line break inside a one-line string literal (`"…"`, `'…'`) ends it there."""
+    quote = ctx.in_string
+    return (quote is not None and len(quote) == 1 and quote != "`" and spec.name != "rust"
+            and "\n" in text.split(quote, 1)[0])
+
+
 def python_line_left_open(text: str, ctx: CursorContext, spec: LanguageSpec) -> bool:
-    """Python: a line of the candidate ends with an operator outside any bracket (`x =`, `a and`). Python
-    rejects it; tree-sitter-python quietly joins it with the next line."""
+    """Python: a line of the candidate that Python rejects and tree-sitter-python lets through: one ending
+    with an operator outside any bracket (`x =`, `a and`; tree-sitter joins it with the next line), a `:` that
+    opens no block (`foo:`, `for x in y: z:`), or a final backslash that glues the following code on."""
     if not spec.indentation_syntax or ctx.in_brackets or ctx.in_comment or ctx.in_string is not None:
         return False
+    if _opens_bracket(ctx, spec):
+        return False
+    if text.rstrip().endswith("\\"):
+        return True
     lines = text.split("\n")
+    lines[0] = ctx.line_prefix + lines[0]  # the first line completes the cursor line
     scan = scan_brackets(text, spec)
     depths = [*scan.line_depths[1:], len(scan.unclosed)]  # bracket depth at the end of each line
     for line, depth in zip(lines, depths):
-        code = line.split("#", 1)[0].rstrip() if "#" in line and "'" not in line and '"' not in line else line.rstrip()
-        if depth == 0 and code and code.endswith(_PY_OPEN_END) and not code.endswith(("->", "**")):
+        code = _code_of(line)
+        if depth or not code:
+            continue
+        if code.endswith(_PY_OPEN_END) and not code.endswith(("->", "**")):
             if code.endswith(".") and code[-2:-1].isdigit():
                 continue  # a float literal (`1.`), not an attribute access
             return True
+        if code.endswith(":") and not _opens_block(code.strip()):
+            return True
+    return False
+
+
+_PY_HEADERS = frozenset({"def", "class", "if", "elif", "else", "for", "while", "with", "try", "except",
+                         "finally", "async", "match", "case"})
+_WORD = re.compile(r"[A-Za-z_]+")
+
+
+def _opens_block(code: str) -> bool:
+    """A line ending in `:` is a block header: a compound keyword first, and no other top-level colon."""
+    word = _WORD.match(code)
+    if word is None or word.group() not in _PY_HEADERS:
+        return False
+    depth, quote, colons, index = 0, "", 0, 0
+    while index < len(code):
+        char = code[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == ":" and depth == 0 and code[index + 1:index + 2] != "=":  # `:=` is the walrus
+            colons += 1
+        index += 1
+    return colons == 1
+
+
+# The clause → what the line starting its statement's previous part may begin with.
+_OWNERS = {
+    "elif": frozenset({"if", "elif"}),
+    "else": frozenset({"if", "elif", "for", "while", "except", "async"}),
+    "except": frozenset({"try", "except"}),
+    "finally": frozenset({"try", "except", "else"}),
+}
+
+
+def _clause_has_owner(body: str, indent: int, above: list[tuple[int, str]]) -> bool:
+    """`elif`/`else`/`except`/`finally` must continue a compound statement at its own indentation: the
+    nearest line above that is not more indented must be at that level and start with `if`, `try`, … ."""
+    word = _WORD.match(body)
+    if word is None or word.group() not in _OWNERS:
+        return True
+    for level, code in reversed(above):
+        if code.startswith("#") or level > indent:
+            continue
+        owner = _WORD.match(code)
+        return level == indent and owner is not None and owner.group() in _OWNERS[word.group()]
     return False
 
 

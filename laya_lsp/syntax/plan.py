@@ -81,7 +81,10 @@ def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings |
     suffix = ctx.line_suffix
     rest = suffix.strip()
     closes_comment = ctx.in_comment and doc.spec.block_comment is not None and rest == doc.spec.block_comment[1]
-    code_after = not closes_comment and any(char not in _ALLOWED_AFTER for char in rest)
+    # A quote after the cursor closes the string the cursor is in; outside a string it opens one: code.
+    quoted = ctx.in_string is not None or ctx.in_interpolation
+    allowed = _ALLOWED_AFTER if quoted else _ALLOWED_AFTER - set("\"'`")
+    code_after = not closes_comment and any(char not in allowed for char in rest)
     in_text = ctx.in_comment or ctx.in_string is not None
     if code_after and ctx.prefix_blank and not in_text and settings.complete_before_code:
         # Only indentation before the cursor: new whole lines go above the code (infilling between lines);

@@ -14,6 +14,7 @@ from .context import CursorContext, leading_ws, width
 from .languages import LanguageSpec
 
 _REMOVABLE_TAIL = frozenset(";,:")
+_REPEAT_LINES = 4  # how many following lines a repeat is compared against
 
 
 def _line_starts(text: str) -> list[int]:
@@ -136,7 +137,7 @@ def cut_repeated_next_lines(text: str, ctx: CursorContext, spec: LanguageSpec) -
     """Stop where the candidate starts repeating the lines that already follow the cursor (including the code
     after the cursor when only indentation precedes it)."""
     rest_of_line = [ctx.line_suffix] if ctx.prefix_blank and ctx.line_suffix.strip() else []
-    following = [ln.strip() for ln in [*rest_of_line, *ctx.next_lines]]
+    following = [ln.strip() for ln in [*rest_of_line, *ctx.next_lines]][:_REPEAT_LINES]
     if not following:
         return text
     lines = text.split("\n")
@@ -147,7 +148,10 @@ def cut_repeated_next_lines(text: str, ctx: CursorContext, spec: LanguageSpec) -
         if not line.strip() or depths[index] > 0 or line.strip() != following[0]:
             continue
         rest = [ln.strip() for ln in lines[index:] if ln.strip()]
-        if all(a == b for a, b in zip(rest, following)):
+        pairs = list(zip(rest, following))
+        # The candidate's last line may stop mid-way (token budget): a prefix of the line it repeats counts.
+        if all(a == b for a, b in pairs[:-1]) and (pairs[-1][1].startswith(pairs[-1][0])
+                                                   if len(rest) <= len(following) else pairs[-1][0] == pairs[-1][1]):
             kept = "\n".join(lines[:index])
             return kept.rstrip(" \t\n") if index else ""
     return text
