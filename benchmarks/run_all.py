@@ -80,6 +80,7 @@ class Run:
         self.args = args
         self.t0 = time.perf_counter()
         self.result: dict[str, Any] = {"sections": {}}
+        self.hints: dict[str, float] = {}  # Buffer.from_file line hint per file
 
     def section(self, name: str, fn: Callable[[], Any]) -> Any:
         if name in self.args.skip or (self.args.only and name not in self.args.only):
@@ -126,9 +127,10 @@ def typing_section(run: Run, files1: list[Path], files3: list[Path]) -> dict[str
     args = run.args
     rows = []
     hashes: dict[str, list[str]] = {}
+    times: dict[str, list[float]] = {}
     for kind in ("completion", "inline"):
         for name, files in (("1-buffer", files1), ("3-buffers", files3)):
-            buffers = [Buffer.from_file(f, args.chars, line_hint=0.6) for f in files]
+            buffers = [Buffer.from_file(f, args.chars, line_hint=run.hints[str(f)]) for f in files]
             r = asyncio.run(lsp_replay(buffers, server_command(args.model), json.loads(args.settings), kind,
                                        switch_every=5, interval_ms=args.interval_ms))
             s = r.replay.summary()
@@ -142,13 +144,14 @@ def typing_section(run: Run, files1: list[Path], files3: list[Path]) -> dict[str
             hashes[f"{name}/{kind}"] = [x.get("prompt_hash", "") for x in r.records
                                         if x.get("kind") == kind and x.get("prompt_hash")]
             row["open_to_typing_s"] = round((r.replay.start_ms - r.opened_ms) / 1000, 2)
+            times[f"{name}/{kind}"] = r.key_times_s
             rows.append(row)
             log(f"{name:<10} {kind:<10} p50 {row.get('p50_ms', float('nan')):8.1f}  p95 "
                 f"{row.get('p95_ms', float('nan')):8.1f}  max {row.get('max_ms', float('nan')):8.1f} ms  answered "
                 f"{row['answered']}/{row['keystrokes']}  reuse {row['reuse_ratio']:.3f}  without model "
                 f"{row['server']['answered_without_model_share']:.0%}  decode {row['decode_ms_per_token']:.2f} ms/tok")
     return {"rows": rows, "files_1": [str(f) for f in files1], "files_3": [str(f) for f in files3],
-            "_hashes": hashes}
+            "_hashes": hashes, "_times": times}
 
 
 # -- peers on the same prompts ------------------------------------------------------------------------------
@@ -206,7 +209,7 @@ def llamacpp_section(run: Run, model_path: Path, prompt_sets: dict[str, Any],
         out_file = Path(tmp) / "out.json"
         cmd = [sys.executable, "-m", "benchmarks.peers.llamacpp", "--model", str(model_path), "--prompts", str(pfile),
                "--out", str(out_file), "--threads", str(run.args.threads), "--limit", str(run.args.peer_limit),
-               "--gguf-dir", tmp]
+               "--gguf-dir", tmp, "--omp-wait", run.args.omp_wait]
         t = time.perf_counter()
         proc = subprocess.run(cmd, cwd=ROOT, timeout=run.args.llamacpp_timeout, text=True, capture_output=True,
                               check=False)
@@ -218,8 +221,8 @@ def llamacpp_section(run: Run, model_path: Path, prompt_sets: dict[str, Any],
 
 
 # -- profile ---------------------------------------------------------------------------------------------------
-def profile_section(run: Run, files1: list[Path], stem: Path) -> dict[str, Any]:
-    """py-spy record on the server during a 1-buffer completion replay: SVG flamegraph + top functions."""
+def profile_section(run: Run, files: list[Path], stem: Path) -> dict[str, Any]:
+    """py-spy record on the server during a completion replay over `files`: SVG flamegraph + top functions."""
     import shutil
     import threading
 
@@ -244,7 +247,7 @@ def profile_section(run: Run, files1: list[Path], stem: Path) -> dict[str, Any]:
             break  # py-spy writes one format per run: the SVG is drawn from the folded stacks below
         time.sleep(0.5)
 
-    buffers = [Buffer.from_file(f, run.args.profile_chars, line_hint=0.6) for f in files1]
+    buffers = [Buffer.from_file(f, run.args.profile_chars, line_hint=run.hints[str(f)]) for f in files]
     asyncio.run(lsp_replay(buffers, server_command(run.args.model), json.loads(run.args.settings), "completion",
                            interval_ms=run.args.interval_ms, on_ready=attach))
     for p in procs:
@@ -281,8 +284,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--naive-limit", type=int, default=None, help="prompts for the naive peer")
     p.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     p.add_argument("--profile-chars", type=int, default=None, help="characters typed under the profiler")
-    p.add_argument("--profile-rate", type=int, default=100, help="py-spy samples per second")
+    p.add_argument("--profile-rate", type=int, default=200, help="py-spy samples per second")
     p.add_argument("--llamacpp-timeout", type=float, default=300)
+    p.add_argument("--omp-wait", choices=["passive", "active", "default"], default="passive",
+                   help="OMP_WAIT_POLICY for llama.cpp (passive: robust on a shared machine)")
     p.add_argument("--docs", type=int, default=20, help="documents for the memory measurement")
     p.add_argument("--shapes-budget", type=float, default=None, help="most seconds for the shapes section")
     p.add_argument("--budget", type=float, default=None,
@@ -304,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     ensure_fast_blas()
     args = parse_args(argv)
     from benchmarks.common import RESULTS, machine
-    from benchmarks.peers.prompts import file_near_tokens, keystroke_prompts
+    from benchmarks.peers.prompts import file_near_tokens, keystroke_prompts, line_hint_for
     from laya_lsp.blas import active_blas
     from laya_lsp.engine.model import load_model, resolve_model
 
@@ -314,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     lm = load_model(str(model_path))
     near, ntok = file_near_tokens(lm, NEAR_1500, 1500)
     files1, files3 = [near], [near] + [f for f in OTHER_BUFFERS if f != near]
+    # A line per file with at least --chars characters to type (short lines would give few keystrokes).
+    run.hints = {str(f): line_hint_for(f, max(args.chars, args.profile_chars)) for f in files3}
     stamp = time.strftime("%Y-%m-%d")
     out = args.out or RESULTS / f"{stamp}-{machine()['host']}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -337,8 +344,10 @@ def main(argv: list[str] | None = None) -> int:
         settings = json.loads(args.settings)
         starts = {r["scenario"]: r["open_to_typing_s"] for r in (typing or {}).get("rows", [])
                   if r["kind"] == "completion"}
-        prompt_sets = {name: keystroke_prompts(lm, files, args.chars, raw_settings=settings,
-                                               start_s=starts.get(name, 3.0), interval_s=args.interval_ms / 1000)
+        times = (typing or {}).get("_times", {})
+        prompt_sets = {name: keystroke_prompts(lm, files, args.chars, raw_settings=settings, line_hint=run.hints,
+                                               start_s=starts.get(name, 3.0), interval_s=args.interval_ms / 1000,
+                                               key_times_s=times.get(f"{name}/completion"))
                        for name, files in (("1-buffer", files1), ("3-buffers", files3))}
     peers = run.section("peers", functools.partial(peers_section, run, lm, prompt_sets, typing))
     if peers:
@@ -356,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     mem = run.section("memory", lambda: run_memory(args.model, args.docs, log=log))
     if mem:
         res["memory"] = mem
-    prof = run.section("profile", lambda: profile_section(run, files1, stem))
+    prof = run.section("profile", lambda: profile_section(run, files3, stem))
     if prof:
         res["profile"] = prof
     # Shapes go last and get what is left of the run's time budget (the big shapes are the expendable part).

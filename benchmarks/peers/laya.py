@@ -32,6 +32,7 @@ class LspRun:
     records: list[dict[str, Any]] = field(default_factory=list)
     pid: int | None = None
     opened_ms: float = 0.0  # process start → buffers opened (right after initialize)
+    key_times_s: list[float] = field(default_factory=list)  # each keystroke's time since the buffers opened
 
 
 async def lsp_replay(buffers: list[Buffer], command: list[str], settings: dict[str, Any], kind: str,
@@ -44,7 +45,9 @@ async def lsp_replay(buffers: list[Buffer], command: list[str], settings: dict[s
     await rc.start()
     for buf in buffers:
         rc.open(buf)
-    opened_ms = (time.perf_counter() - t0) * 1000
+    t_open = time.perf_counter()
+    opened_ms = (t_open - t0) * 1000
+    key_times: list[float] = []
     await rc.ask(buffers[0], kind)  # first answer: includes model load and warm-up
     out.start_ms = round((time.perf_counter() - t0) * 1000, 1)
     pid = pid_of(rc)
@@ -59,6 +62,7 @@ async def lsp_replay(buffers: list[Buffer], command: list[str], settings: dict[s
 
     for buf, i in typing_order(buffers, switch_every):
         ch = buf.to_type[i]
+        key_times.append(time.perf_counter() - t_open)
         rc.type_char(buf, ch)
         if interval_ms > 0:
             pending.append(asyncio.ensure_future(one(buf, ch)))
@@ -70,7 +74,7 @@ async def lsp_replay(buffers: list[Buffer], command: list[str], settings: dict[s
     stats = await rc.stats(recent=recent)
     out.stats = stats
     await rc.stop()
-    return LspRun(out, list(stats.get("recent") or []), pid, opened_ms)
+    return LspRun(out, list(stats.get("recent") or []), pid, opened_ms, key_times)
 
 
 def latency_summary(ms: list[float]) -> dict[str, float]:

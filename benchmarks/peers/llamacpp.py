@@ -123,8 +123,15 @@ def main() -> int:
     p.add_argument("--limit", type=int, default=0)
     p.add_argument("--gguf-dir", type=Path, default=Path("/tmp"))
     p.add_argument("--dtypes", default="f32,f16")
+    p.add_argument("--omp-wait", choices=["passive", "active", "default"], default="passive",
+                   help="OMP_WAIT_POLICY for llama.cpp's OpenMP threads (see below)")
     args = p.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    # llama.cpp's OpenMP threads spin at barriers by default. On a shared 2-core machine a descheduled
+    # thread makes the other spin for a whole time slice at every op: decode got ~10x slower at load ~6.
+    # Passive waiting is the fair setting there (and costs nothing measurable on an idle machine).
+    if args.omp_wait != "default":
+        os.environ["OMP_WAIT_POLICY"] = args.omp_wait.upper()
     import llama_cpp
 
     from benchmarks.peers.gguf_export import export_gguf
@@ -132,6 +139,7 @@ def main() -> int:
     sets = json.loads(args.prompts.read_text())
     ref = sets.pop("_parity", None)
     result: dict[str, Any] = {"llama_cpp_python": llama_cpp.__version__, "threads": args.threads,
+                              "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "default"),
                               "system_info": llama_cpp.llama_print_system_info().decode(errors="replace").strip()}
     for dtype in [d for d in args.dtypes.split(",") if d]:
         t = time.perf_counter()

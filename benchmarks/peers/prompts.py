@@ -82,14 +82,16 @@ class _ReplayClock:
 
 
 def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "completion", switch_every: int = 5,
-                      line_hint: float = 0.6, raw_settings: dict[str, Any] | None = None,
-                      start_s: float = 3.0, interval_s: float = 0.1) -> PromptSet:
+                      line_hint: float | dict[str, float] = 0.6, raw_settings: dict[str, Any] | None = None,
+                      start_s: float = 3.0, interval_s: float = 0.1,
+                      key_times_s: list[float] | None = None) -> PromptSet:
     """The prompts laya's engine would build for every keystroke of a replay over `files` (model `lm` loaded).
 
     Follows the server's sequence: open + warm-up per buffer, the first request at the untouched cursor of
     the first buffer, then one request per keystroke. `start_s` (open → first keystroke, i.e. the replay's
     cold start) and `interval_s` (typing pace) place each request on the timeline the cross-file chunk
-    snapshots refresh by.
+    snapshots refresh by; `key_times_s` (each keystroke's time after the buffers opened, as a replay
+    recorded it) replaces that estimate.
     """
     from laya_lsp import crossfile
     from laya_lsp.config import parse_settings
@@ -106,7 +108,8 @@ def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "compl
         engine.lm = lm
         engine.caches = CacheStore(lm.model, 1 << 40)  # only the per-document windows are used, never filled
         service = CompletionService(engine, lambda: settings)
-        buffers = [Buffer.from_file(f, chars, line_hint=line_hint) for f in files]
+        hints = line_hint if isinstance(line_hint, dict) else {str(f): line_hint for f in files}
+        buffers = [Buffer.from_file(f, chars, line_hint=hints.get(str(f), 0.6)) for f in files]
 
         def build(b: Buffer, kind_: str, offset: int) -> tuple[list[int], Any, Any] | None:
             doc = SyntaxDocument(b.text, b.language, b.uri)
@@ -128,7 +131,7 @@ def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "compl
         prompts: list[Prompt] = []
         skipped = 0
         for n, (b, i) in enumerate(typing_order(buffers, switch_every)):
-            clock.now = start_s + n * interval_s
+            clock.now = key_times_s[n] if key_times_s and n < len(key_times_s) else start_s + n * interval_s
             ch = b.to_type[i]
             b.text = b.text[: b.cursor] + ch + b.text[b.cursor :]
             b.cursor += 1
@@ -144,6 +147,20 @@ def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "compl
         engine.shutdown()
     stop = sorted(int(x) for x in lm.stop_ids)
     return PromptSet(prompts, stop, sorted(lm.newline_ids), sorted(lm.blank_ids), skipped, [str(f) for f in files])
+
+
+def line_hint_for(path: Path, chars: int, around: float = 0.6) -> float:
+    """A `Buffer.from_file` line hint near `around` whose line gives at least `chars` characters to type
+    (the nearest line with a long enough span; `around` itself if the file has none)."""
+    for step in range(40):
+        for hint in (around + step * 0.01, around - step * 0.01):
+            if 0.0 <= hint <= 1.0:
+                try:
+                    if len(Buffer.from_file(path, chars, line_hint=hint).to_type) >= chars:
+                        return round(hint, 2)
+                except ValueError:
+                    pass
+    return around
 
 
 def token_count(lm: Any, path: Path) -> int:
