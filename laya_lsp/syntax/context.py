@@ -56,7 +56,7 @@ class CursorContext:
     empty_block: bool  # the syntax block around the cursor has no statements yet
     in_brackets: bool = False  # inside a call/list/dict: continuation lines align freely
     in_interpolation: bool = False  # code inside a string (`${…}`, f-string `{…}`): its quote follows
-    lines_above: tuple[str, ...] = ()  # up to 24 lines above the cursor line, nearest last
+    code_above: tuple[tuple[int, str], ...] = ()  # (indent width, stripped text) of non-blank lines above
     indent_levels: tuple[int, ...] = ()  # Python: indentation widths of the blocks open here, outermost first
 
     @property
@@ -285,7 +285,7 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
         line_indent=leading_ws(text[start:end]), prev_line=prev_line, next_lines=next_lines,
         indent_unit=_indent_unit(before + [text[start:end]] + after, spec.default_indent), in_comment=in_comment,
         in_string=in_string, opener_before=opener, enclosing_closed=closed, empty_block=empty,
-        in_brackets=in_brackets, lines_above=tuple(before), in_interpolation=_in_interpolation(doc, byte), indent_levels=_indent_levels(before) if spec.indentation_syntax else (),
+        in_brackets=in_brackets, code_above=tuple((width(leading_ws(ln)), ln.strip()) for ln in before if ln.strip()), in_interpolation=_in_interpolation(doc, byte), indent_levels=_indent_levels(before) if spec.indentation_syntax else (),
     )
     doc.memo[("context", offset)] = context
     return context

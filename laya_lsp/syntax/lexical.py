@@ -38,7 +38,7 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
             stack.append(cursor_indent)
         opens, first = (ctx.line_prefix + lines[0]).rstrip().endswith(":"), 1
     # Lines above, nearest last, as (indent, code): an `else:`/`except:` needs its statement right above.
-    above = [(width(leading_ws(ln)), ln.strip()) for ln in ctx.lines_above if ln.strip()]
+    above = list(ctx.code_above)
     if not ctx.prefix_blank:
         above.append((width(ctx.line_indent), (ctx.line_prefix + lines[0]).strip()))
     for index in range(first, len(lines)):
