@@ -273,9 +273,6 @@ def test_ten_megabyte_document(s: Session):
     s.run(case())
 
 
-@pytest.mark.xfail(strict=True, reason="engine/context.py ContextWindow.prefix_ids tokenizes the whole prefix "
-                   "(twice when it slides): a completion at the end of a 10 MB document blocks the worker for "
-                   "30-100 s. Bound the text tokenized to ~budget x 8 chars before the cursor, then drop this mark.")
 async def test_ten_megabyte_document_completion_at_the_end():
     c = await LspClient.spawn(SERVER_CMD, default_timeout=20)
     try:

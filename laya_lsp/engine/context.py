@@ -10,6 +10,9 @@ from .fim import PromptBuilder
 REFILL_SHARE = 0.75
 # If the window shrinks below this share (the cursor jumped up), it is rebuilt.
 MIN_SHARE = 0.25
+# No tokenizer packs more characters than this into a token on real text: text further back than
+# budget * MAX_CHARS_PER_TOKEN cannot be in the window, so it is never tokenized (huge documents stay cheap).
+MAX_CHARS_PER_TOKEN = 16
 
 
 def _line_start_at_or_after(text: str, index: int) -> int:
@@ -29,8 +32,9 @@ class ContextWindow:
         """Token ids of `prefix[start:]` within `budget`; returns (ids, start char offset)."""
         if budget <= 0:
             return [], len(prefix)
-        if self.start > len(prefix):
-            self.start = 0
+        if self.start > len(prefix) or self.start < len(prefix) - budget * MAX_CHARS_PER_TOKEN:
+            self.start, ids = self._fit(builder, prefix, int(budget * REFILL_SHARE), budget)
+            return ids, self.start
         ids = builder.encode(prefix[self.start :])
         too_small = self.start > 0 and len(ids) < MIN_SHARE * budget
         if len(ids) > budget or too_small:
@@ -40,11 +44,15 @@ class ContextWindow:
     @staticmethod
     def _fit(builder: PromptBuilder, prefix: str, target: int, budget: int) -> tuple[int, list[int]]:
         """Find a line start from which the prefix takes about `target` tokens (never more than `budget`)."""
-        full = builder.encode(prefix)
+        base = max(0, len(prefix) - budget * MAX_CHARS_PER_TOKEN)
+        if base:
+            snapped = _line_start_at_or_after(prefix, base)
+            base = snapped if snapped < len(prefix) else base
+        full = builder.encode(prefix[base:])
         if len(full) <= target:
-            return 0, full
-        chars_per_token = max(len(prefix) / max(len(full), 1), 0.5)
-        estimate = max(0, int(len(prefix) - target * chars_per_token))
+            return base, full
+        chars_per_token = max((len(prefix) - base) / max(len(full), 1), 0.5)
+        estimate = max(base, int(len(prefix) - target * chars_per_token))
         start = _line_start_at_or_after(prefix, estimate)
         if start >= len(prefix):  # no line break after the estimate: start inside the last line
             start = estimate
