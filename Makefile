@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench lint system-deps clean test-editors
+.PHONY: demo test bench soak lint system-deps clean test-editors
 
 # An optimized BLAS makes MLX's CPU backend ~40x faster on Linux; install it where we can (root + apt).
 system-deps:
@@ -39,6 +39,10 @@ test-editors: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
+
+# 30 minutes of typing over several documents: RSS over time and latency drift (loopback/stdio only)
+soak: $(STAMP)
+	$(PY) benchmarks/soak.py --minutes 30
 
 lint: $(STAMP)
 	$(PY) -m pip install -q ruff mypy
