@@ -283,9 +283,10 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
     context = CursorContext(
         offset=offset, line_prefix=line_prefix, line_suffix=line_suffix, eol=eol,
         line_indent=leading_ws(text[start:end]), prev_line=prev_line, next_lines=next_lines,
-        indent_unit=_indent_unit(before + [text[start:end]] + after, spec.default_indent), in_comment=in_comment,
+        indent_unit=_indent_unit(before[-12:] + [text[start:end]] + after[:6], spec.default_indent), in_comment=in_comment,
         in_string=in_string, opener_before=opener, enclosing_closed=closed, empty_block=empty,
-        in_brackets=in_brackets, code_above=tuple((width(leading_ws(ln)), ln.strip()) for ln in before if ln.strip()), in_interpolation=_in_interpolation(doc, byte), indent_levels=_indent_levels(before) if spec.indentation_syntax else (),
+        in_brackets=in_brackets, code_above=tuple((width(leading_ws(ln)), ln.strip()) for ln in before if ln.strip())
+        if spec.indentation_syntax else (), in_interpolation=any(q in line_suffix for q in "\"'`") and _in_interpolation(doc, byte), indent_levels=_indent_levels(before) if spec.indentation_syntax else (),
     )
     doc.memo[("context", offset)] = context
     return context
