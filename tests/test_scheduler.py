@@ -157,3 +157,18 @@ def test_drop_without_callback_raises_cancelled():
     finally:
         s.stop()
         s.join(2)
+
+
+def test_control_calls_never_hang_after_stop():
+    s = Scheduler()
+    gate = Gate()
+    s.submit(Job(key="busy", run=gate))
+    gate.started.wait(2)
+    pending = s.call(lambda: "never")
+    s.stop()
+    gate.release.set()
+    with pytest.raises(Cancelled):
+        pending.result(2)
+    with pytest.raises(Cancelled):
+        s.call(lambda: "late").result(2)
+    s.join(2)

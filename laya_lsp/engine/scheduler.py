@@ -104,6 +104,10 @@ class Scheduler:
         """Run `fn` on the worker before any queued job; returns its future."""
         fut: Future = Future()
         with self._cond:
+            if self._stopped:
+                # The worker is gone (or going): nobody would ever run it.
+                fut.set_exception(Cancelled("shutdown"))
+                return fut
             self._control.append((fn, fut))
             self._cond.notify()
         return fut
@@ -121,6 +125,10 @@ class Scheduler:
             self._stopped = True
             while self._queue:
                 self._finish(self._queue.popleft(), reason="shutdown")
+            while self._control:
+                _fn, fut = self._control.popleft()
+                if not fut.done():
+                    fut.set_exception(Cancelled("shutdown"))
             if self._running is not None:
                 self._running.cancel("cancelled")
             self._cond.notify_all()
