@@ -116,3 +116,23 @@ def test_completes_repeated_identifier_spm(loaded, tail: str, expected: str) -> 
     ) + tail
     suffix = "\n\n\ndef main():\n    print(list_python_files('.'))\n"
     assert _greedy_line(model, tok, prefix, suffix) == expected
+
+
+def test_a_space_typed_before_the_cursor_is_healed():
+    """`return ` ends in a lone space token the model never continues well: the prompt leaves it out and the
+    first token must start with it (token healing); the candidate does not repeat the space."""
+    from laya_lsp.engine import CompletionRequest, Engine, EngineSettings
+    from laya_lsp.engine.engine import trailing_blanks
+
+    assert trailing_blanks("    return ") == " " and trailing_blanks("x = 1\n    ") == "" and trailing_blanks("a") == ""
+    text = ("import os\n\ndef list_python_files(folder):\n"
+            "    python_files = [f for f in os.listdir(folder) if f.endswith('.py')]\n    return ")
+    engine = Engine(EngineSettings(candidates=3, max_tokens=12))
+    try:
+        engine.load(None)
+        result = engine.complete(CompletionRequest("heal", text, len(text), debounce=False)).future.result(60)
+    finally:
+        engine.shutdown()
+    texts = [c.text for c in result.candidates]
+    assert texts and all(not t.startswith(" ") for t in texts)
+    assert any(t.startswith("python_files") for t in texts), texts

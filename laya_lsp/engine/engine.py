@@ -65,6 +65,19 @@ class CompletionResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def trailing_blanks(prefix: str) -> str:
+    """Spaces/tabs typed after code on the cursor's line ("return ", "x = ").
+
+    Byte-level BPE tokenizers attach a space to the word after it, so a prompt ending in a lone space asks the
+    model for a word without its space, which it almost never saw. The prompt leaves them out instead and the
+    first token must start with them (token healing). Indentation alone on a line is left as it is."""
+    stripped = prefix.rstrip(" \t")
+    if len(stripped) == len(prefix):
+        return ""
+    line = stripped[stripped.rfind("\n") + 1 :]
+    return prefix[len(stripped) :] if line.strip() else ""
+
+
 class Engine:
     """Owns the model and caches; every model call happens on the scheduler's single worker thread."""
 
@@ -144,6 +157,8 @@ class Engine:
         doc = self.caches.get(req.doc_id)
         offset = max(0, min(req.offset, len(req.text)))
         prefix, suffix = req.text[:offset], req.text[offset:]
+        heal = trailing_blanks(prefix)
+        prefix = prefix[: len(prefix) - len(heal)]
         suf_budget = int(s.context_tokens * s.suffix_share) if self.lm.fim.has_fim else 0
         suf = suffix_ids(b, suffix, suf_budget)
         ctx = b.repo_context(req.context, req.doc_id, s.context_tokens // 2) if req.context else []
@@ -195,25 +210,35 @@ class Engine:
                 max_lines=max(1, req.max_lines),
                 stop_ids=lm.stop_ids,
             )
-            branches = decode_branches(lm.model, doc, pre.logits, dec, lm.newline_ids, job.token, lm.blank_ids)
+            heal = trailing_blanks(req.text[: max(0, min(req.offset, len(req.text)))])
+            first = lm.heal_first_logits(pre.logits, heal) if heal else pre.logits
+            branches = decode_branches(lm.model, doc, first, dec, lm.newline_ids, job.token, lm.blank_ids)
             st.decode_ms = (time.perf_counter() - t_dec) * 1000
             st.decode_tokens = max((len(b.ids) for b in branches), default=0)
             self.caches.enforce_budget(keep=req.doc_id)
         except Cancelled:
             raise  # recorded by _dropped, with the partial prefill already counted in `st`
-        cands = self._candidates(branches)
+        cands = self._candidates(branches, heal)
         st.candidates = len(cands)
         st.total_ms = (time.perf_counter() - job.created) * 1000
         self.stats.record(st)
         return CompletionResult(cands, st, req.version)
 
-    def _candidates(self, branches: list) -> list[Candidate]:
-        """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job)."""
+    def _candidates(self, branches: list, heal: str = "") -> list[Candidate]:
+        """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job).
+
+        With `heal`, the prompt left out the blanks typed before the cursor and the first token was made to
+        start with them; they are already in the document, so they come off the text again."""
         assert self.lm is not None
         out: list[Candidate] = []
         seen: set[str] = set()
         for b in sorted(branches, key=lambda b: -b.logprob):
             text = self.lm.decode(b.ids)
+            if heal:
+                n = 0
+                while n < len(heal) and n < len(text) and text[n] == heal[n]:
+                    n += 1
+                text = text[n:]
             if not text.strip() or text in seen:
                 continue
             seen.add(text)

@@ -40,6 +40,25 @@ class LoadedModel:
     n_params: int
     dtype: str
     timings: dict[str, float] = field(default_factory=dict)
+    _token_texts: list[str] | None = field(default=None, repr=False)
+    _heal_masks: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def token_texts(self) -> list[str]:
+        """Each token's text, decoded once (lazily: only token healing needs them)."""
+        if self._token_texts is None:
+            n = int(self.config.get("vocab_size") or len(self.tokenizer))
+            self._token_texts = [self.tokenizer.decode([i]) if i < len(self.tokenizer) else "" for i in range(n)]
+        return self._token_texts
+
+    def heal_first_logits(self, logits: mx.array, heal: str) -> mx.array:
+        """Logits masked so the first token starts with `heal` (or is a piece of it)."""
+        mask = self._heal_masks.get(heal)
+        if mask is None:
+            texts = self.token_texts()
+            allowed = [bool(t) and (t.startswith(heal) or heal.startswith(t)) for t in texts]
+            allowed += [False] * (logits.shape[-1] - len(allowed))
+            mask = self._heal_masks[heal] = mx.array(allowed[: logits.shape[-1]])
+        return mx.where(mask, logits, mx.array(-float("inf"), dtype=logits.dtype))
 
     def decode(self, ids: list[int]) -> str:
         return str(self.tokenizer.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False))
