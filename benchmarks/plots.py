@@ -187,6 +187,9 @@ def headline(result: dict[str, Any]) -> dict[str, Any]:
                 h[f"llamacpp_{quant}_{name}_p50_ms"] = peer["p50_ms"]
                 if row and row.get("p50_ms"):
                     h[f"laya_lsp_over_llamacpp_{quant}_{name}"] = round(row["p50_ms"] / peer["p50_ms"], 2)
+                if row and row.get("all_responses_p50_ms"):
+                    h[f"laya_lsp_all_over_llamacpp_{quant}_{name}"] = round(row["all_responses_p50_ms"]
+                                                                            / peer["p50_ms"], 2)
                 ek = eng.get(("1-buffer" if name == "1buf" else "3-buffers") + " k=1", {})
                 if ek.get("p50_ms"):
                     h[f"laya_engine_k1_over_llamacpp_{quant}_{name}"] = round(ek["p50_ms"] / peer["p50_ms"], 2)
@@ -244,12 +247,15 @@ def markdown_table(result: dict[str, Any]) -> str:
     for q in ("f32", "f16"):
         if h.get(f"llamacpp_{q}_3buf_p50_ms") is not None:
             lines.append(
-                f"| llama.cpp {q} p50, 1 / 3 buffers; laya LSP p50 ÷ llama.cpp | "
+                f"| llama.cpp {q} p50, 1 / 3 buffers; laya ÷ llama.cpp (1 / 3 buffers): engine alone k=1; "
+                f"LSP answered keystrokes; LSP all responses | "
                 f"{_f(h.get(f'llamacpp_{q}_1buf_p50_ms'))} / {_f(h.get(f'llamacpp_{q}_3buf_p50_ms'))} ms; "
-                f"{_f(h.get(f'laya_lsp_over_llamacpp_{q}_1buf'), '{:.2f}x')} / "
-                f"{_f(h.get(f'laya_lsp_over_llamacpp_{q}_3buf'), '{:.2f}x')} (engine alone, k=1: "
                 f"{_f(h.get(f'laya_engine_k1_over_llamacpp_{q}_1buf'), '{:.2f}x')} / "
-                f"{_f(h.get(f'laya_engine_k1_over_llamacpp_{q}_3buf'), '{:.2f}x')}) | ≤ 1.0x (3 buffers) |")
+                f"{_f(h.get(f'laya_engine_k1_over_llamacpp_{q}_3buf'), '{:.2f}x')}; "
+                f"{_f(h.get(f'laya_lsp_over_llamacpp_{q}_1buf'), '{:.2f}x')} / "
+                f"{_f(h.get(f'laya_lsp_over_llamacpp_{q}_3buf'), '{:.2f}x')}; "
+                f"{_f(h.get(f'laya_lsp_all_over_llamacpp_{q}_1buf'), '{:.2f}x')} / "
+                f"{_f(h.get(f'laya_lsp_all_over_llamacpp_{q}_3buf'), '{:.2f}x')} | ≤ 1.0x (3 buffers) |")
     if h.get("llamacpp_f32_decode_ms_per_token_ctx64") is not None:
         lines.append(f"| llama.cpp decode ms/token f32 / f16 (context 64 / 1024) | "
                      f"{_f(h.get('llamacpp_f32_decode_ms_per_token_ctx64'), '{:.2f}')} / "
@@ -295,14 +301,18 @@ def markdown_table(result: dict[str, Any]) -> str:
                   *peer_rows]
     shapes = result.get("shapes", {})
     if shapes.get("rows"):
-        lines += ["", f"Decode and prefill per shape (measured read bandwidth {shapes['bandwidth']['gbs']} GB/s):", "",
-                  "| shape | dtype | params | weights | prefill tok/s | decode ms/token | floor ms/token | × floor |",
+        bw = shapes["bandwidth"]
+        lines += ["", (f"Decode and prefill per shape (memory read bandwidth {bw['gbs']} GB/s; cache-resident "
+                       f"{bw.get('cache_resident_gbs', '—')} GB/s, last-level cache {bw.get('llc_mb', '—')} MiB):"), "",
+                  ("| shape | dtype | params | weights | prefill tok/s | decode ms/token | floor ms/token (memory; "
+                   "in cache) | × memory floor |"),
                   "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in shapes["rows"]:
             if "ms_per_token" in r:
+                cache = f"; {r['cache_floor_ms_per_token']}" if r.get("cache_floor_ms_per_token") else ""
                 lines.append(f"| {r['shape']} | {r['dtype']} | {r['params'] / 1e6:.0f}M | "
                              f"{r['weight_bytes'] / 2**20:.0f} MiB | {r['prefill_tokens_per_s']} | {r['ms_per_token']} | "
-                             f"{r['floor_ms_per_token']} | {r['x_floor']} |")
+                             f"{r['floor_ms_per_token']}{cache} | {r['x_floor']} |")
             else:
                 lines.append(f"| {r['shape']} | {r['dtype']} | | | | {r.get('error')} | | |")
     return "\n".join(lines) + "\n"

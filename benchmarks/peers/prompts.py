@@ -84,14 +84,16 @@ class _ReplayClock:
 def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "completion", switch_every: int = 5,
                       line_hint: float | dict[str, float] = 0.6, raw_settings: dict[str, Any] | None = None,
                       start_s: float = 3.0, interval_s: float = 0.1,
-                      key_times_s: list[float] | None = None) -> PromptSet:
+                      key_times_s: list[float] | None = None, model_ready_at_open: bool = False) -> PromptSet:
     """The prompts laya's engine would build for every keystroke of a replay over `files` (model `lm` loaded).
 
     Follows the server's sequence: open + warm-up per buffer, the first request at the untouched cursor of
     the first buffer, then one request per keystroke. `start_s` (open → first keystroke, i.e. the replay's
     cold start) and `interval_s` (typing pace) place each request on the timeline the cross-file chunk
     snapshots refresh by; `key_times_s` (each keystroke's time after the buffers opened, as a replay
-    recorded it) replaces that estimate.
+    recorded it) replaces that estimate. The server starts loading the model at `initialized`, so when the
+    buffers are opened right after it the model is not there yet: the warm-up requests then get no cross-file
+    context and take no chunk snapshot (`model_ready_at_open=False`, what a replay does).
     """
     from laya_lsp import crossfile
     from laya_lsp.config import parse_settings
@@ -111,21 +113,26 @@ def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "compl
         hints = line_hint if isinstance(line_hint, dict) else {str(f): line_hint for f in files}
         buffers = [Buffer.from_file(f, chars, line_hint=hints.get(str(f), 0.6)) for f in files]
 
-        def build(b: Buffer, kind_: str, offset: int) -> tuple[list[int], Any, Any] | None:
+        def build(b: Buffer, kind_: str, offset: int, no_context: bool = False) -> tuple[list[int], Any, Any] | None:
             doc = SyntaxDocument(b.text, b.language, b.uri)
             plan = service.plan(doc, offset) if kind_ != "warm-up" else None
             if plan is not None and not plan.complete:
                 return None
             from laya_lsp.syntax import CompletionPlan
 
-            req = service._engine_request(b.uri, doc, offset, kind_, plan or CompletionPlan(True, "warm-up"), None,
-                                          kind_ != "warm-up")
+            if no_context:  # as `CompletionService._context` answers while no model is loaded
+                engine.lm = None
+            try:
+                req = service._engine_request(b.uri, doc, offset, kind_, plan or CompletionPlan(True, "warm-up"),
+                                              None, kind_ != "warm-up")
+            finally:
+                engine.lm = lm
             return engine._prompt(req), req, plan
 
         for b in buffers:  # didOpen: chunks join the ring, then the buffer is warmed with the cursor at the top
             service.ring.observe_file(b.uri, b.text)
             if settings.warm_up:
-                build(b, "warm-up", 0)
+                build(b, "warm-up", 0, no_context=not model_ready_at_open)
         clock.now = start_s
         build(buffers[0], kind, buffers[0].cursor)  # the replay's first (cold-start) request
         prompts: list[Prompt] = []
