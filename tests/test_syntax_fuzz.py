@@ -50,3 +50,14 @@ def test_degenerate_documents_do_not_raise(language: str, text: str, raw: list[s
         plan = plan_completion(doc, offset)
         result = postprocess_detailed(doc, offset, raw, plan)
         assert len(result.candidates) + len(result.rejected) == len(raw)
+
+
+def test_python_leading_zero_literal_is_rejected() -> None:
+    """tree-sitter-python parses `01`; Python does not (found by the property test above)."""
+    text = "def f():\n    total = 0\n    return total\n"
+    doc = SyntaxDocument(text, "python", "")
+    offset = text.index("total = 0") + len("total = 0")
+    plan = plan_completion(doc, offset)
+    result = postprocess_detailed(doc, offset, ["1", ".5", " + 1"], plan)
+    kept = [c.text for c in result.candidates]
+    assert "1" not in kept and ".5" in kept and " + 1" in kept

@@ -112,6 +112,28 @@ def python_bad_escape(text: str, ctx: CursorContext, spec: LanguageSpec) -> bool
     return spec.indentation_syntax and ctx.in_string is not None and _BAD_ESCAPE.search(text) is not None
 
 
+# A decimal literal with a leading zero (`01`, `007`), not preceded by a name, number or dot; `0`, `00`, `0.5`,
+# `0x1f` and `0o7` are fine.
+_LEADING_ZERO = re.compile(r"(?<![\w.])0+[1-9]\d*(?![\w.])")
+
+
+def python_leading_zero(text: str, ctx: CursorContext, spec: LanguageSpec) -> bool:
+    """Python: the candidate joined with the code around it makes `01` (tree-sitter-python accepts it)."""
+    if not spec.indentation_syntax or ctx.in_comment or ctx.in_string is not None:
+        return False
+    first, _, rest = text.partition("\n")
+    last = (rest or first).split("\n")[-1]
+    around = [ctx.line_prefix + first + (ctx.line_suffix if not rest else "")]
+    if rest:
+        around.append(last + ctx.line_suffix)
+    return any(_LEADING_ZERO.search(_strip_strings(line)) for line in around)
+
+
+def _strip_strings(line: str) -> str:
+    code = _code_of(line)
+    return re.sub(r"(\"[^\"]*\"|'[^']*')", '""', code)
+
+
 def breaks_one_line_string(text: str, ctx: CursorContext, spec: LanguageSpec) -> bool:
     """Any language but Rust: a line break inside a one-line string literal (`"…"`, `'…'`) ends it there."""
     quote = ctx.in_string

@@ -131,6 +131,7 @@ def _check(checker: CandidateChecker, text: str, ctx: CursorContext, doc: Syntax
     """The syntax check, after the lexical ones tree-sitter-python does not make (fixes need them too)."""
     if doc.spec.indentation_syntax and (lexical.python_line_left_open(text, ctx, doc.spec)
                                         or lexical.python_bad_escape(text, ctx, doc.spec)
+                                        or lexical.python_leading_zero(text, ctx, doc.spec)
                                         or lexical.cut_at_inconsistent_indent(text, ctx, doc.spec) != text):
         return Verdict(False, -1, -1)
     if lexical.last_line_left_open(text, ctx, doc.spec) or lexical.breaks_one_line_string(text, ctx, doc.spec):
