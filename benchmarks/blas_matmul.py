@@ -12,13 +12,13 @@ import sys
 # benchmarks/typing.py would shadow the standard library's `typing` while this folder is on sys.path.
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import subprocess  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import json
+import subprocess
+from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.common import save  # noqa: E402
+from benchmarks.common import save
 
 PROBE = """
 import json, time, mlx.core as mx

@@ -17,22 +17,22 @@ import sys
 # benchmarks/typing.py would shadow the standard library's `typing` while this folder is on sys.path.
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-import json  # noqa: E402
-import random  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-from collections import Counter  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
 
-from lsprotocol import types as lsp  # noqa: E402
+from lsprotocol import types as lsp
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import save  # noqa: E402
-from laya_lsp.replay import Buffer, ReplayClient, server_command  # noqa: E402
+from benchmarks.common import save
+from laya_lsp.replay import Buffer, ReplayClient, server_command
 
 EVALS = ROOT.parent / "shared" / "evals"
 HELDOUT = ROOT / "benchmarks" / "data" / "heldout.jsonl"

@@ -16,16 +16,16 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-import json  # noqa: E402
-import sysconfig  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import asyncio
+import json
+import sysconfig
+from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from benchmarks.common import save  # noqa: E402
-from laya_lsp.replay import Buffer, replay, server_command  # noqa: E402
+from benchmarks.common import save
+from laya_lsp.replay import Buffer, replay, server_command
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 FILES = [STDLIB / "textwrap.py", STDLIB / "json" / "decoder.py", ROOT / "examples" / "inventory.py"]

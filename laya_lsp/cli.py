@@ -8,7 +8,6 @@ import json
 import logging
 import os
 import sys
-from pathlib import Path
 
 from . import __version__
 from .blas import reexec_with_fast_blas

@@ -51,7 +51,7 @@ class Buffer:
     version: int = 1
 
     @classmethod
-    def from_file(cls, path: Path, chars: int, line_hint: float = 0.5) -> "Buffer":
+    def from_file(cls, path: Path, chars: int, line_hint: float = 0.5) -> Buffer:
         """Cut a line near `line_hint` of the file from its indentation on; its first `chars` characters get
         re-typed (the rest of the line stays cut, so the cursor is at the end of a line being written)."""
         text = path.read_text(encoding="utf-8")

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 from .config import Settings
 from .crossfile import ChunkRing

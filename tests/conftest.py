@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from tinymodel import build_tiny_model  # noqa: E402
+from tinymodel import build_tiny_model
 
 ROOT = Path(__file__).resolve().parent.parent
 

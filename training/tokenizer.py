@@ -99,10 +99,10 @@ def encode(tok_dir: Path, out: Path) -> None:
     offsets = np.cumsum([0] + [len(a) for a in ids]).astype(np.int64)
     tokens = np.concatenate(ids)
     buf = tokens.tobytes() + offsets.tobytes()
-    header = json.dumps({"n_tokens": int(len(tokens)), "n_docs": len(ids), "meta": meta}).encode()
+    header = json.dumps({"n_tokens": len(tokens), "n_docs": len(ids), "meta": meta}).encode()
     with lzma.open(out, "wb", preset=6) as f:
         f.write(len(header).to_bytes(8, "little") + header + buf)
-    print(json.dumps({"tokens": int(len(tokens)), "docs": len(ids), "compressed_MiB": round(out.stat().st_size / 2**20, 1)}))
+    print(json.dumps({"tokens": len(tokens), "docs": len(ids), "compressed_MiB": round(out.stat().st_size / 2**20, 1)}))
 
 
 def load_tokens(path: Path) -> tuple[np.ndarray, np.ndarray, list]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import sys
 import time
@@ -30,7 +29,7 @@ from tokenizers import Tokenizer
 from transformers import LlamaConfig, LlamaForCausalLM
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tokenizer import load_tokens  # noqa: E402
+from tokenizer import load_tokens
 
 EOT, FIM_PREFIX, FIM_MIDDLE, FIM_SUFFIX, FIM_PAD, REPO_NAME, FILE_SEP = range(7)
 SHAPES = {  # name: (hidden, layers, heads, kv_heads, intermediate)
@@ -241,7 +240,7 @@ def main() -> None:
     config = llama_config(args.shape, vocab, args.seq)
     model = LlamaForCausalLM(config).to(dev)
     n_params = sum(p.numel() for p in model.parameters())
-    emit(event="start", shape=args.shape, params=n_params, tokens=int(len(tokens)), docs=n_docs, device=dev,
+    emit(event="start", shape=args.shape, params=n_params, tokens=len(tokens), docs=n_docs, device=dev,
          args=vars(args))
 
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]

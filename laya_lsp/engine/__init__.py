@@ -6,12 +6,12 @@ from .model import DEFAULT_MODEL_DIR, LoadedModel, ModelLoadError
 from .stats import RequestStats
 
 __all__ = [
-    "Cancelled",
+    "DEFAULT_MODEL_DIR",
     "CancelToken",
+    "Cancelled",
     "Candidate",
     "CompletionRequest",
     "CompletionResult",
-    "DEFAULT_MODEL_DIR",
     "Engine",
     "EngineSettings",
     "LoadedModel",

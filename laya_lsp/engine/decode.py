@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import mlx.core as mx
 from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, trim_prompt_cache

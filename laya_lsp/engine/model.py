@@ -6,9 +6,10 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import mlx.core as mx
 
@@ -95,7 +96,7 @@ def resolve_model(spec: str | None, allow_download: bool = False) -> Path:
         return Path(
             snapshot_download(spec, allow_patterns=DEFAULT_ALLOW_PATTERNS, local_files_only=not allow_download)
         )
-    except Exception as exc:  # noqa: BLE001 - hub errors come in many types; all mean "not available"
+    except Exception as exc:
         hint = "" if allow_download else " (offline: set `allowDownload` to fetch it)"
         raise ModelLoadError(f"model {spec!r} is not in the local Hugging Face cache{hint}: {exc}") from exc
 
@@ -150,7 +151,7 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
         model, _ = mlx_load_model(path, lazy=False, trust_remote_code=False)
     except ValueError as exc:
         raise ModelLoadError(f"cannot load {path}: {exc} (unsupported architecture or mismatched weights?)") from exc
-    except Exception as exc:  # noqa: BLE001 - corrupt files surface as many exception types
+    except Exception as exc:
         raise ModelLoadError(f"cannot load {path}: {type(exc).__name__}: {exc}") from exc
     # Prompts are budgeted by the engine; the HF length warning would only be noise on stderr.
     hf = getattr(tokenizer, "_tokenizer", tokenizer)

@@ -11,9 +11,10 @@ import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .decode import Cancelled, CancelToken
 
@@ -29,10 +30,10 @@ class Job:
     """
 
     key: str
-    run: Callable[["Job"], Any]
+    run: Callable[[Job], Any]
     debounce_s: float = 0.0
-    probe: Callable[["Job"], bool] | None = None
-    on_drop: Callable[["Job", str], Any] | None = None
+    probe: Callable[[Job], bool] | None = None
+    on_drop: Callable[[Job, str], Any] | None = None
     token: CancelToken = field(default_factory=CancelToken)
     future: Future = field(default_factory=Future)
     created: float = field(default_factory=time.perf_counter)
@@ -146,7 +147,7 @@ class Scheduler:
         if job.on_drop is not None:
             try:
                 outcome = job.on_drop(job, reason)
-            except Exception as exc:  # noqa: BLE001 - the drop callback must never kill the caller
+            except Exception as exc:
                 log.exception("drop callback failed")
                 outcome = exc
         if job.future.done():
@@ -183,7 +184,7 @@ class Scheduler:
         free = False
         try:
             free = bool(job.probe(job)) if job.probe else False
-        except Exception:  # noqa: BLE001 - a failing probe just means "debounce normally"
+        except Exception:
             log.exception("probe failed")
         with self._cond:
             job.ready_at = job.created if (free or job.debounce_s <= 0) else job.created + job.debounce_s
@@ -217,7 +218,7 @@ class Scheduler:
                     job.future.set_result(result)
             except Cancelled as exc:
                 self._finish(job, exc.reason)
-            except BaseException as exc:  # noqa: BLE001 - any failure is the request's, not the worker's
+            except BaseException as exc:
                 log.exception("inference job failed")
                 if not job.future.done():
                     job.future.set_exception(exc)

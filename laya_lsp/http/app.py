@@ -29,10 +29,10 @@ from ..decisions.decide import DecisionError, decide_on_worker, parse_options
 from ..engine import Engine
 from ..engine.scheduler import Job
 from ..engine.stats import RequestStats
+from ..report import engine_report
 from ..service import Answer, CompletionService
 from . import models as m
 from .admission import POLL_S, Admission, ClientGone, QueueFull, Slot
-from ..report import engine_report
 from .sessions import Sessions
 
 CLIENT_CLOSED = 499  # nginx's "client closed request": nobody reads it, the access log does

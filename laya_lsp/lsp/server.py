@@ -128,7 +128,7 @@ class LayaServer(LanguageServer):
                 self.work_done_progress.begin(
                     token, lsp.WorkDoneProgressBegin(title="laya: loading model", percentage=0, cancellable=False)
                 )
-            except Exception:  # noqa: BLE001 - a client that refuses progress still gets a model
+            except Exception:
                 log.exception("work done progress refused")
                 token = None
 
@@ -149,7 +149,7 @@ class LayaServer(LanguageServer):
         except ModelLoadError as exc:
             self.show_error(f"model not loaded: {exc}")
             end = "failed"
-        except Exception as exc:  # noqa: BLE001 - whatever breaks, the server keeps serving
+        except Exception as exc:
             log.exception("model load failed")
             self.show_error(f"model not loaded: {type(exc).__name__}: {exc}")
             end = "failed"
