@@ -23,7 +23,9 @@ def latency_series(result: dict[str, Any]) -> dict[str, list[float]]:
     series: dict[str, list[float]] = {}
     for row in result.get("typing", {}).get("rows", []):
         if row.get("latencies_ms"):
-            series[f"laya LSP {row['scenario']} {row['kind']}"] = row["latencies_ms"]
+            series[f"laya LSP {row['scenario']} {row['kind']}, answered"] = row["latencies_ms"]
+        if row.get("all_latencies_ms"):
+            series[f"laya LSP {row['scenario']} {row['kind']}, all responses"] = row["all_latencies_ms"]
     for name, section in result.get("peers", {}).items():
         for label, run in section.items():
             if isinstance(run, dict) and run.get("latencies_ms"):
@@ -35,9 +37,13 @@ def plot_latency(result: dict[str, Any], out: Path) -> Path:
     plt = _mpl()
     series = latency_series(result)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(15, 6.5), gridspec_kw={"width_ratios": [1.1, 1]})
-    for label, ms in series.items():
+    colors = plt.get_cmap("tab20").colors
+    styles = {"laya LSP": "-", "laya-engine": "--", "naive-mlx": ":", "llama.cpp": "-."}
+    for n, (label, ms) in enumerate(series.items()):
         s = sorted(ms)
-        ax1.step(s, [(i + 1) / len(s) for i in range(len(s))], where="post", label=f"{label} (n={len(s)})")
+        style = next((v for k, v in styles.items() if label.startswith(k)), "-")
+        ax1.step(s, [(i + 1) / len(s) for i in range(len(s))], where="post", label=f"{label} (n={len(s)})",
+                 color=colors[n % len(colors)], ls=style, lw=1.6)
     ax1.set_xscale("log")
     ax1.set_xlabel("keystroke → response (ms, log)")
     ax1.set_ylabel("share of requests")

@@ -144,6 +144,7 @@ def typing_section(run: Run, files1: list[Path], files3: list[Path]) -> dict[str
                    "server": record_breakdown(r.records, kind), "latencies_ms": [round(x, 2) for x in lat],
                    # Every response, empty ones included (superseded by the next keystroke, nothing kept by
                    # post-processing, plan declined): what a user waits for whether or not text comes back.
+                   "all_latencies_ms": [round(x, 2) for x in every],
                    "all_responses_p50_ms": round(statistics.median(every), 2) if every else None,
                    "all_responses_p95_ms": round(every[min(len(every) - 1, int(0.95 * len(every)))], 2)
                    if every else None}
