@@ -204,6 +204,7 @@ def warm_up(lm: LoadedModel, prefill_chunk: int, k: int, progress: Progress | No
     t0 = time.perf_counter()
     report = progress or (lambda _msg, _pct: None)
     report("warming up", 85)
+    lm.token_texts()  # token healing's table: built now, not on the first keystroke that needs it
     sample = lm.builder.encode("def warm_up(x):\n    return x + 1\n" * 8)
     prompt = lm.builder.build(sample[: prefill_chunk + 8], sample[:16]).ids
     for kk in sorted({1, max(1, k)}):
