@@ -29,8 +29,8 @@ from editors.harness import (
     Tmux,
     apply_workspace_edit,
     completion_new_texts,
+    editor_attached,
     ensure_test_deps,
-    read_log,
     responses,
     save_artifact,
     server_exited,
@@ -150,17 +150,7 @@ def drive_popup(nvim: str, tmp: Path, server_cmd: list[str], name: str) -> dict[
         [nvim, "--clean", "-u", str(HELPERS / "nvim_tmux_init.lua"), str(src)], tmp, _env(server_cmd, log)
     )
     try:
-        attached = wait_for(
-            lambda: (
-                server_exited(log)
-                or any(
-                    r["msg"].get("method") == "textDocument/didOpen"
-                    for r in read_log(log)
-                    if r["dir"] == "to_server"
-                )
-            ),
-            30,
-        )
+        attached = wait_for(lambda: editor_attached(log), 30)
         wait_for(lambda: "example.py" in tmux.screen(), 10)
         tmux.send("G", "A")  # append at the end of `    x = os`
         wait_for(lambda: "-- INSERT --" in tmux.screen(), 5)

@@ -24,8 +24,8 @@ from editors.harness import (
     EditorCheckFailed,
     Tmux,
     completion_new_texts,
+    editor_attached,
     ensure_test_deps,
-    read_log,
     save_artifact,
     server_exited,
     wait_for,
@@ -63,17 +63,7 @@ def drive(vim: str, tmp: Path, server_cmd: list[str], name: str) -> dict[str, An
     tmux.start([vim, "-i", "NONE", "-u", str(ROOT / "tests" / "editors" / "vimrc"), str(src)], tmp, env)
     stats_screen = ""
     try:
-        wait_for(
-            lambda: (
-                server_exited(log)
-                or any(
-                    r["msg"].get("method") == "textDocument/didOpen"
-                    for r in read_log(log)
-                    if r["dir"] == "to_server"
-                )
-            ),
-            30,
-        )
+        wait_for(lambda: editor_attached(log), 30)
         tmux.send("G", "A")
         wait_for(lambda: "-- INSERT --" in tmux.screen(), 5)
         tmux.send(".")  # its own keystroke: ALE asks the server with triggerCharacter "."

@@ -60,6 +60,13 @@ def server_exited(log: Path) -> bool:
     return any(r["dir"] == "exit" for r in read_log(log))
 
 
+def editor_attached(log: Path) -> bool:
+    """The editor opened the document on the server, or the server is gone (then nothing more will come)."""
+    return server_exited(log) or any(
+        r["msg"].get("method") == "textDocument/didOpen" for r in read_log(log) if r["dir"] == "to_server"
+    )
+
+
 def completion_new_texts(log: Path) -> list[str]:
     """Every textEdit.newText (or insertText/label) the server answered to textDocument/completion."""
     records = read_log(log)
