@@ -36,6 +36,7 @@ SHAPES = {  # name: (hidden, layers, heads, kv_heads, intermediate)
     "d192-l4": (192, 4, 3, 3, 512),
     "d256-l4": (256, 4, 4, 4, 768),
     "d384-l3": (384, 3, 6, 6, 1024),
+    "d512-l2": (512, 2, 8, 8, 1408),
     "d64-l2": (64, 2, 2, 2, 192),  # CPU smoke test
 }
 
@@ -186,12 +187,39 @@ class Batches(torch.utils.data.IterableDataset):
 DATA_CACHE: tuple = ()
 
 
-def lr_at(step: int, total: int, args: argparse.Namespace) -> float:
-    warm = max(1, int(total * 0.02))
-    if step < warm:
-        return args.lr * (step + 1) / warm
-    p = (step - warm) / max(1, total - warm)
-    return args.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, p))))
+class Schedule:
+    """Warm-up, stable, then decay (WSD; Hägele et al. 2024): lr rises over `warmup` steps, stays at its peak, and
+    in the last `decay_frac` of the run falls to zero as 1 - sqrt(progress).
+
+    With a time budget the decay starts by the clock, and its length in steps is fixed then from the step rate of
+    the last few hundred steps, so the run ends on time even when its speed changed (another run on the same GPU
+    compiling, say). The stable-phase checkpoint (`stable.safetensors`) can be resumed with `--init` for a
+    decay-only run."""
+
+    def __init__(self, args: argparse.Namespace, t_start: float) -> None:
+        self.args, self.t_start = args, t_start
+        self.decay_start = int(args.steps * (1 - args.decay_frac)) if args.steps else None
+        self.decay_steps = args.steps - self.decay_start if args.steps else None
+        self.times: list[float] = []
+
+    def lr(self, step: int) -> float:
+        a = self.args
+        self.times = (self.times + [time.time()])[-201:]
+        timed = len(self.times) > 50  # the rate is known (compile and warm-up are behind)
+        if self.decay_start is None and timed and time.time() - self.t_start >= a.time_budget * (1 - a.decay_frac):
+            rate = (self.times[-1] - self.times[0]) / max(1, len(self.times) - 1)
+            self.decay_start = step
+            self.decay_steps = max(10, int((a.time_budget - (time.time() - self.t_start)) / max(rate, 1e-6)))
+        if self.decay_start is not None and step >= self.decay_start:
+            p = min(1.0, (step - self.decay_start) / self.decay_steps)
+            return a.lr * (1 - math.sqrt(p))
+        return a.lr * min(1.0, (step + 1) / a.warmup)
+
+    def decaying(self, step: int) -> bool:
+        return self.decay_start is not None and step >= self.decay_start
+
+    def done(self, step: int) -> bool:
+        return self.decay_start is not None and step >= self.decay_start + self.decay_steps
 
 
 def main() -> None:
@@ -205,8 +233,11 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--wd", type=float, default=0.1)
-    ap.add_argument("--steps", type=int, default=0, help="total steps; 0 = derive from --time-budget")
+    ap.add_argument("--steps", type=int, default=0, help="total steps; 0 = run for --time-budget seconds")
     ap.add_argument("--time-budget", type=float, default=600.0, help="seconds of training when --steps is 0")
+    ap.add_argument("--warmup", type=int, default=200, help="warm-up steps")
+    ap.add_argument("--decay-frac", type=float, default=0.25, help="last fraction of the run spent decaying lr")
+    ap.add_argument("--init", default="", help="start from these weights (a checkpoint of the same shape)")
     ap.add_argument("--fim-rate", type=float, default=0.8)
     ap.add_argument("--spm-rate", type=float, default=0.5)
     ap.add_argument("--repo-rate", type=float, default=0.1)
@@ -238,7 +269,14 @@ def main() -> None:
     train_docs = np.setdiff1d(np.arange(n_docs), val_docs)
     vocab = Tokenizer.from_file(args.tokenizer + "/tokenizer.json").get_vocab_size()
     config = llama_config(args.shape, vocab, args.seq)
-    model = LlamaForCausalLM(config).to(dev)
+    model = LlamaForCausalLM(config)
+    if args.init:
+        from safetensors.torch import load_file
+        missing, unexpected = model.load_state_dict({k: v.float() for k, v in load_file(args.init).items()},
+                                                    strict=False)
+        assert not unexpected and set(missing) <= {"lm_head.weight"}, (missing, unexpected)
+        model.tie_weights()
+    model = model.to(dev)
     n_params = sum(p.numel() for p in model.parameters())
     emit(event="start", shape=args.shape, params=n_params, tokens=len(tokens), docs=n_docs, device=dev,
          args=vars(args))
@@ -276,16 +314,13 @@ def main() -> None:
         save_file(sd, str(out / f"{tag}.safetensors"))
         (out / "config.json").write_text(config.to_json_string())
 
-    total = args.steps
-    step, t_train, last_ckpt, tok_seen, t10 = 0, time.time(), time.time(), 0, time.time()
-    while True:
-        if step == 10:
-            t10 = time.time()
-        if total == 0 and step == 40:  # calibrate (after compile/warm-up): steps that fit the time budget
-            rate = (time.time() - t10) / 30
-            total = max(80, int((args.time_budget - (time.time() - t_start)) / rate) + 40)
-            emit(event="calibrated", sec_per_step=round(rate, 4), total_steps=total)
-        lr = lr_at(step, total or 10**9, args)
+    sched = Schedule(args, t_start)
+    step, t_train, last_ckpt, tok_seen = 0, time.time(), time.time(), 0
+    while not sched.done(step):
+        lr = sched.lr(step)
+        if sched.decay_start == step:
+            save("stable")  # the stable-phase weights: resume with --init for another decay
+            emit(event="decay", step=step, decay_steps=sched.decay_steps)
         for g in opt.param_groups:
             g["lr"] = lr
         batch = next(loader).to(dev, non_blocking=True)
@@ -311,8 +346,6 @@ def main() -> None:
         if time.time() - last_ckpt > args.ckpt_every:
             save("latest")
             last_ckpt = time.time()
-        if total and step >= total:
-            break
     emit(event="val", step=step, val_loss=round(evaluate(), 4))
     save("final")
     emit(event="done", step=step, tokens=tok_seen, wall_s=round(time.time() - t_start, 1))
