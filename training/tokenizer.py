@@ -97,12 +97,31 @@ def encode(tok_dir: Path, out: Path) -> None:
             flush()
     flush()
     offsets = np.cumsum([0] + [len(a) for a in ids]).astype(np.int64)
-    tokens = np.concatenate(ids)
+    write_tokens(out, np.concatenate(ids), offsets, meta)
+    print(json.dumps({"tokens": len(tokens), "docs": len(ids), "compressed_MiB": round(out.stat().st_size / 2**20, 1)}))
+
+
+def write_tokens(out: Path, tokens: np.ndarray, offsets: np.ndarray, meta: list) -> None:
     buf = tokens.tobytes() + offsets.tobytes()
-    header = json.dumps({"n_tokens": len(tokens), "n_docs": len(ids), "meta": meta}).encode()
+    header = json.dumps({"n_tokens": len(tokens), "n_docs": len(offsets) - 1, "meta": meta}).encode()
     with lzma.open(out, "wb", preset=6) as f:
         f.write(len(header).to_bytes(8, "little") + header + buf)
-    print(json.dumps({"tokens": len(tokens), "docs": len(ids), "compressed_MiB": round(out.stat().st_size / 2**20, 1)}))
+
+
+def subset(src: Path, out: Path, keep: float, seed: int = 0, val_every: int = 200) -> None:
+    """A smaller token file for a transfer limit: a seeded random `keep` share of the training documents keeps
+    its tokens, the others become empty (train.py skips them), so document indices and the validation documents
+    (every `val_every`-th, see train.py) stay exactly those of the full file."""
+    tokens, offsets, meta = load_tokens(src)
+    rng = np.random.default_rng(seed)
+    n = len(offsets) - 1
+    kept = rng.random(n) < keep
+    kept[::val_every] = True
+    parts = [tokens[offsets[d]:offsets[d + 1]] if kept[d] else tokens[:0] for d in range(n)]
+    new_offsets = np.cumsum([0] + [len(p) for p in parts]).astype(np.int64)
+    write_tokens(out, np.concatenate(parts), new_offsets, meta)
+    print(json.dumps({"docs_kept": int(kept.sum()), "docs": n, "tokens": int(new_offsets[-1]),
+                      "compressed_MiB": round(out.stat().st_size / 2**20, 1)}))
 
 
 def load_tokens(path: Path) -> tuple[np.ndarray, np.ndarray, list]:
@@ -120,17 +139,21 @@ def load_tokens(path: Path) -> tuple[np.ndarray, np.ndarray, list]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=["train", "encode", "measure"])
+    ap.add_argument("cmd", choices=["train", "encode", "measure", "subset"])
     ap.add_argument("--vocab", type=int, default=8192)
     ap.add_argument("--sample-bytes", type=int, default=60_000_000)
     ap.add_argument("--out", default=str(ROOT / "out" / "tokenizer"))
     ap.add_argument("--tokens", default=str(DATA / "tokens.bin.xz"))
+    ap.add_argument("--keep", type=float, default=0.8, help="subset: share of training documents kept")
+    ap.add_argument("--subset-out", default=str(DATA / "tokens-subset.bin.xz"))
     args = ap.parse_args()
     if args.cmd == "train":
         train(args.vocab, args.sample_bytes, Path(args.out))
     elif args.cmd == "measure":  # vocab trade-off: chars per token on a smaller sample
         for v in (4096, 8192, 12288, 16384):
             train(v, args.sample_bytes, Path(args.out) / f"v{v}")
+    elif args.cmd == "subset":
+        subset(Path(args.tokens), Path(args.subset_out), args.keep)
     else:
         encode(Path(args.out), Path(args.tokens))
     sys.stdout.flush()

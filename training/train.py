@@ -267,6 +267,7 @@ def main() -> None:
     n_docs = len(offsets) - 1
     val_docs = np.arange(0, n_docs, 200)  # every 200th document is validation, never trained on
     train_docs = np.setdiff1d(np.arange(n_docs), val_docs)
+    train_docs = train_docs[np.diff(offsets)[train_docs] > 0]  # a subset file (tokenizer.py subset) empties some
     vocab = Tokenizer.from_file(args.tokenizer + "/tokenizer.json").get_vocab_size()
     config = llama_config(args.shape, vocab, args.seq)
     model = LlamaForCausalLM(config)
