@@ -143,6 +143,15 @@ async def test_output_always_validates(client: LanguageClient, schema: dict, bud
     check(r, schema)
 
 
+@pytest.mark.parametrize("schema", [{"type": "number", "exclusiveMaximum": 0}, {"type": "number", "maximum": -0.5}])
+async def test_negative_number_closed_after_a_spent_budget(client: LanguageClient, schema: dict):
+    """One token leaves '-'; the grammar has no negative zero, so closing with zeros ('-0', '-0.0...') never
+    ends the number: closing must pick another digit."""
+    r = await structured(client, {"prompt": "x = ", "schema": schema, "maxTokens": 1})
+    check(r, schema)
+    assert r["value"] < 0 and r["truncated"]
+
+
 async def test_cancel_stops_decoding(client: LanguageClient):
     import asyncio
 

@@ -35,7 +35,8 @@ MAX_CLOSE_STEPS = 4096
 DEFAULT_MAX_TOKENS = 256
 # Bytes tried, in order, when the budget is spent and the value must be closed by the grammar alone: outside a
 # string, close brackets first; inside one, close the string (other bytes only where minLength asks for them).
-CLOSE_OUTSIDE = '}]",0:1' + "truefalsn" + "23456789" + "{[" + "abcdefghijklmnopqrstuvwxyz" + ".-+E"
+# '1' before '0': the JSON grammar has no negative zero, so after '-' (or '-0.') zeros never end the number.
+CLOSE_OUTSIDE = '}]",1:0' + "truefalsn" + "23456789" + "{[" + "abcdefghijklmnopqrstuvwxyz" + ".-+E"
 CLOSE_INSIDE = '"' + "abcdefghijklmnopqrstuvwxyz0123456789 "
 SAFE_INTEGER = 2**53 - 1  # unbounded numbers are bounded to what a JavaScript client reads exactly
 
@@ -194,9 +195,11 @@ class JsonConstraint:
                 return out
             mask = self.allowed()
             order = self._close_inside if in_string else self._close_outside
-            pick = next((t for t in order if mask[t]), None)
+            # The same byte over and over without the value ending is a loop (zeros after '-0.'): take the next.
+            looping = len(out) >= 8 and len(set(out[-8:])) == 1
+            pick = next((t for t in order if mask[t] and not (looping and t == out[-1])), None)
             if pick is None:
-                allowed = [int(t) for t in np.flatnonzero(mask) if t != self.eos]
+                allowed = [int(t) for t in np.flatnonzero(mask) if t != self.eos and not (looping and t == out[-1])]
                 if not allowed:
                     break
                 pick = allowed[0]
