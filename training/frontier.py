@@ -26,14 +26,19 @@ def render(points: list[dict]) -> str:
     ys = [p["val_loss"] for p in points]
     x0, x1 = int(min(xs)) - 0.5, int(max(xs)) + 1.5
     y0, y1 = round(min(ys) - 0.03, 2), round(max(ys) + 0.03, 2)
-    X = lambda v: scale(v, x0, x1, LEFT, RIGHT)  # noqa: E731
-    Y = lambda v: scale(v, y0, y1, BOTTOM, TOP)  # noqa: E731
+
+    def X(v: float) -> float:
+        return scale(v, x0, x1, LEFT, RIGHT)
+
+    def Y(v: float) -> float:
+        return scale(v, y0, y1, BOTTOM, TOP)
+
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
            f'<rect width="{W}" height="{H}" fill="white"/>',
            f'<line x1="{LEFT}" y1="{BOTTOM}" x2="{RIGHT}" y2="{BOTTOM}" stroke="black"/>',
            f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{BOTTOM}" stroke="black"/>',
-           f'<line x1="{X(BUDGET_MS):.1f}" y1="{TOP}" x2="{X(BUDGET_MS):.1f}" y2="{BOTTOM}" stroke="red" '
-           f'stroke-dasharray="4"/>',
+           (f'<line x1="{X(BUDGET_MS):.1f}" y1="{TOP}" x2="{X(BUDGET_MS):.1f}" y2="{BOTTOM}" stroke="red" '
+            f'stroke-dasharray="4"/>'),
            f'<text x="{X(BUDGET_MS) + 3:.1f}" y="{TOP + 12}" fill="red">budget {BUDGET_MS} ms</text>']
     t = x0 + 0.5
     while t <= x1:

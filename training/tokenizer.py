@@ -98,7 +98,7 @@ def encode(tok_dir: Path, out: Path) -> None:
     flush()
     offsets = np.cumsum([0] + [len(a) for a in ids]).astype(np.int64)
     write_tokens(out, np.concatenate(ids), offsets, meta)
-    print(json.dumps({"tokens": len(tokens), "docs": len(ids), "compressed_MiB": round(out.stat().st_size / 2**20, 1)}))
+    print(json.dumps({"tokens": int(offsets[-1]), "docs": len(ids), "compressed_MiB": round(out.stat().st_size / 2**20, 1)}))
 
 
 def write_tokens(out: Path, tokens: np.ndarray, offsets: np.ndarray, meta: list) -> None:
