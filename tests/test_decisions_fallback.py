@@ -8,18 +8,16 @@ import asyncio
 import json
 import os
 import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import jsonschema
 import pytest
 import pytest_lsp
-from conftest import SERVER_CMD, TINY_MODEL, as_dict
+from conftest import SERVER_CMD, as_dict
 from lsphelpers import open_doc, position_at
 from lsprotocol import types as lsp
+from mlxserver import free_port, greedy, mlx_lm_server
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -35,39 +33,10 @@ LAZY_CAPS = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilit
     code_action=lsp.CodeActionClientCapabilities(resolve_support=lsp.ClientCodeActionResolveOptions(properties=["edit"]))))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def mlx_server():
-    port = _free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "mlx_lm.server", "--model", str(TINY_MODEL), "--host",
-                             "127.0.0.1", "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                with urllib.request.urlopen(url + "/health", timeout=1):
-                    break
-            except OSError:
-                assert proc.poll() is None, "mlx_lm.server exited"
-                time.sleep(0.1)
+    with mlx_lm_server() as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def _greedy(url: str, prompt: str, max_tokens: int) -> str:
-    body = json.dumps({"prompt": prompt, "max_tokens": max_tokens, "temperature": 0}).encode()
-    req = urllib.request.Request(url + "/v1/completions", body, {"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        return json.loads(resp.read())["choices"][0]["text"]
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD), scope="module", loop_scope="module")
@@ -90,7 +59,7 @@ async def request(client: LanguageClient, method: str, params: dict) -> dict:
 
 async def test_decide_is_handed_off_and_marked(client: LanguageClient, mlx_server: str):
     context = "def f(x):\n    return"
-    said = _greedy(mlx_server, context, 8)
+    said = greedy(mlx_server, context, 8)
     assert said.strip(), "the fallback model said nothing"
     # Two options the local model finds about equally likely (one extends the other), so it is unsure.
     choices = [{"id": "fallback-says", "description": said[:6]}, {"id": "shorter", "description": said[:5]}]
@@ -119,7 +88,7 @@ async def test_structured_from_the_fallback_is_validated(client: LanguageClient)
 
 
 async def test_unreachable_fallback_answers_locally(client: LanguageClient):
-    configure(client, {"url": f"http://127.0.0.1:{_free_port()}", "timeoutMs": 2000})
+    configure(client, {"url": f"http://127.0.0.1:{free_port()}", "timeoutMs": 2000})
     r = await request(client, "laya/decide", {"context": "x = ", "choices": ["1", "2"]})
     assert r["source"] == "local" and "fallbackError" in r and r["choice"] in (None, "1", "2")
 

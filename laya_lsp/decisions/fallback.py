@@ -9,6 +9,7 @@ a `FallbackError`, which callers answer with their local result.
 from __future__ import annotations
 
 import json
+import logging
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import FallbackSettings
+
+log = logging.getLogger(__name__)
 
 
 class FallbackError(RuntimeError):
@@ -90,3 +93,45 @@ def pick_option(generated: str, options: list[tuple[str, str]]) -> str | None:
         if n > best_len:
             best, best_len = oid, n
     return best if best_len >= 3 else None
+
+
+# -- hand-offs shared by the LSP and HTTP fronts (blocking: callers run them in a thread) --------------------
+
+def handoff_decision(s: FallbackSettings, decision: Any, options: list[tuple[str, str]]) -> dict[str, Any]:
+    """Ask the fallback to continue a decide's prompt and map its text onto one of `options` ((id, text));
+    the fields to update the local answer with (`choice`, `source: "fallback"`, ...) or `fallbackError`."""
+    longest = max(len(text) for _, text in options)
+    try:
+        answer = complete(s, decision.prompt_text, max(8, longest // 2 + 8))
+    except FallbackError as exc:
+        log.warning("fallback failed, answering locally: %s", exc)
+        return {"fallbackError": str(exc)}
+    picked = pick_option(answer.text, options)
+    if picked is None:
+        return {"fallbackError": "the fallback's answer matches no choice", "fallbackText": answer.text}
+    probs = dict(decision.scores)
+    return {"choice": picked, "confidence": probs[picked], "source": "fallback", "fallbackText": answer.text,
+            "local": {"choice": decision.choice, "confidence": decision.confidence}}
+
+
+def handoff_structured(s: FallbackSettings, prompt: str, schema: dict[str, Any], max_tokens: int,
+                       result: Any) -> None:
+    """Take the fallback's answer into `result` (a StructuredResult) when it holds a JSON value valid for
+    `schema`; else keep the local value and say why in `result.extra`."""
+    from .structured import validate  # structured pulls in MLX; this module stays light
+
+    try:
+        answer = complete(s, prompt, max_tokens)
+    except FallbackError as exc:
+        log.warning("fallback failed, answering locally: %s", exc)
+        result.extra["fallbackError"] = str(exc)
+        return
+    try:
+        value, end = json.JSONDecoder().raw_decode(answer.text.lstrip())
+        validate(value, schema)
+    except Exception as exc:  # noqa: BLE001 - not JSON, or not valid for the schema
+        result.extra.update(fallbackError=f"the fallback's answer is not valid: {str(exc)[:200]}",
+                            fallbackText=answer.text)
+        return
+    result.extra["local"] = {"value": result.value, "confidence": result.confidence}
+    result.value, result.text, result.source = value, answer.text.lstrip()[:end], "fallback"

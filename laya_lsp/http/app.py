@@ -23,7 +23,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from .. import __version__
 from ..config import Settings
-from ..decisions import runner, structured
+from ..decisions import fallback, runner, structured
 from ..decisions.decide import DecideRequest as Decide
 from ..decisions.decide import DecisionError, decide_on_worker, parse_options
 from ..engine import Engine
@@ -200,9 +200,13 @@ class Front:
             slot.close()
         decision, st = out
         j = decision.to_json()
+        if fallback.wanted(self.settings.fallback, decision.confidence):  # the hand-off tier, as over the LSP
+            j.update(await asyncio.to_thread(fallback.handoff_decision, self.settings.fallback, decision,
+                                             [(o.id, o.text) for o in req.options]))
         return m.DecideResponse(choice=j["choice"], confidence=j["confidence"], scores=j["scores"],
                                 source=j["source"], calibration=j["calibration"],
-                                timings=timings(st, admission_ms, t0))
+                                fallback_text=j.get("fallbackText"), fallback_error=j.get("fallbackError"),
+                                local=j.get("local"), timings=timings(st, admission_ms, t0))
 
     async def structured(self, body: m.StructuredRequest, request: Request) -> m.StructuredResponse:
         t0 = time.perf_counter()
@@ -227,7 +231,13 @@ class Front:
             result, st = await self._decision(request, slot, runner.submit(self.engine, "structured", None, work))
         finally:
             slot.close()
-        return m.StructuredResponse(**result.to_json(), timings=timings(st, admission_ms, t0))
+        if fallback.wanted(s.fallback, result.confidence):
+            await asyncio.to_thread(fallback.handoff_structured, s.fallback, prompt, schema, max_tokens, result)
+        j = result.to_json()
+        return m.StructuredResponse(value=j["value"], text=j["text"], confidence=j["confidence"], tokens=j["tokens"],
+                                    truncated=j["truncated"], source=j["source"],
+                                    fallback_text=j.get("fallbackText"), fallback_error=j.get("fallbackError"),
+                                    local=j.get("local"), timings=timings(st, admission_ms, t0))
 
     async def _decision(self, request: Request, slot: Slot, job: Job) -> Any:
         slot.bind(job.future)

@@ -172,11 +172,19 @@ class Calibration(_Out):
     temperature: float
 
 
-class DecideResponse(_Out):
+class _HandOff(_Out):
+    """What the hand-off tier (`fallback.*` settings) adds when local confidence was below its threshold."""
+
+    fallback_text: str | None = Field(default=None, description="what the fallback model said")
+    fallback_error: str | None = Field(default=None, description="why the local answer stands after a hand-off")
+    local: dict[str, Any] | None = Field(default=None, description="the local answer the fallback replaced")
+
+
+class DecideResponse(_HandOff):
     choice: str | None = Field(description="the chosen id, or null below the threshold")
     confidence: float
     scores: list[Score]
-    source: str
+    source: str = Field(description="local, or fallback when the hand-off tier answered")
     calibration: Calibration
     timings: Timings
 
@@ -188,7 +196,7 @@ class StructuredRequest(_Body):
     max_tokens: int = Field(default=256, ge=1, le=4096)
 
 
-class StructuredResponse(_Out):
+class StructuredResponse(_HandOff):
     value: Any = Field(description="a JSON value that validates against the schema")
     text: str
     confidence: float

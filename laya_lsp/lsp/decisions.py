@@ -6,7 +6,6 @@ Thin: params in, plain calls into `laya_lsp.decisions` on the inference worker, 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import Any
 from urllib.parse import unquote
@@ -137,19 +136,8 @@ async def _decide(ls: LayaServer, params: Any) -> dict[str, Any]:
 
 
 async def _decide_fallback(ls: LayaServer, decision: Any, req: DecideRequest) -> dict[str, Any]:
-    fb = ls.settings.fallback
-    longest = max(len(o.text) for o in req.options)
-    try:
-        answer = await asyncio.to_thread(fallback.complete, fb, decision.prompt_text, max(8, longest // 2 + 8))
-    except fallback.FallbackError as exc:
-        log.warning("fallback failed, answering locally: %s", exc)
-        return {"fallbackError": str(exc)}
-    picked = fallback.pick_option(answer.text, [(o.id, o.text) for o in req.options])
-    if picked is None:
-        return {"fallbackError": "the fallback's answer matches no choice", "fallbackText": answer.text}
-    probs = dict(decision.scores)
-    return {"choice": picked, "confidence": probs[picked], "source": "fallback", "fallbackText": answer.text,
-            "local": {"choice": decision.choice, "confidence": decision.confidence}}
+    options = [(o.id, o.text) for o in req.options]
+    return await asyncio.to_thread(fallback.handoff_decision, ls.settings.fallback, decision, options)
 
 
 # -- laya/structured -------------------------------------------------------------------------------------
@@ -218,21 +206,7 @@ async def _structured(ls: LayaServer, params: Any) -> dict[str, Any]:
 async def _structured_fallback(ls: LayaServer, prompt: str, schema: dict[str, Any], max_tokens: int,
                                result: structured.StructuredResult) -> None:
     """Take the fallback's answer when it holds a JSON value that validates; else keep the local one."""
-    try:
-        answer = await asyncio.to_thread(fallback.complete, ls.settings.fallback, prompt, max_tokens)
-    except fallback.FallbackError as exc:
-        log.warning("fallback failed, answering locally: %s", exc)
-        result.extra["fallbackError"] = str(exc)
-        return
-    try:
-        value, end = json.JSONDecoder().raw_decode(answer.text.lstrip())
-        structured.validate(value, schema)
-    except Exception as exc:  # noqa: BLE001 - not JSON, or not valid for the schema
-        result.extra.update(fallbackError=f"the fallback's answer is not valid: {str(exc)[:200]}",
-                            fallbackText=answer.text)
-        return
-    result.extra["local"] = {"value": result.value, "confidence": result.confidence}
-    result.value, result.text, result.source = value, answer.text.lstrip()[:end], "fallback"
+    await asyncio.to_thread(fallback.handoff_structured, ls.settings.fallback, prompt, schema, max_tokens, result)
 
 
 # -- code actions ----------------------------------------------------------------------------------------
