@@ -67,13 +67,17 @@ class Typist:
         """Delete 1-3 lines somewhere in the file; returns the didChange content change."""
         self.text = self.original  # back to the original before each stretch: the document never grows
         lines = self.text.splitlines(keepends=True)
-        i = self.rng.randrange(5, max(6, len(lines) - 5))
-        n = self.rng.randint(1, 3)
-        start = sum(len(x) for x in lines[:i])
-        # Keep the indentation: type from the first non-blank character.
-        indent = len(lines[i]) - len(lines[i].lstrip(" \t"))
-        start += indent
-        end = sum(len(x) for x in lines[: i + n]) - 1
+        for _ in range(100):  # blank lines leave nothing to type: pick again
+            i = self.rng.randrange(5, max(6, len(lines) - 5))
+            n = self.rng.randint(1, 3)
+            start = sum(len(x) for x in lines[:i])
+            # Keep the indentation: type from the first non-blank character.
+            start += len(lines[i]) - len(lines[i].lstrip(" \t"))
+            end = sum(len(x) for x in lines[: i + n]) - 1
+            if self.text[start:end].strip():
+                break
+        else:
+            raise ValueError(f"{self.uri}: no line with text to re-type")
         self.to_type = self.text[start:end]
         change = {"range": {"start": position_at(self.text, start), "end": position_at(self.text, end)}, "text": ""}
         self.text = self.text[:start] + self.text[end:]
