@@ -20,6 +20,7 @@ import math
 import random
 import sys
 import time
+from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -200,11 +201,11 @@ class Schedule:
         self.args, self.t_start = args, t_start
         self.decay_start = int(args.steps * (1 - args.decay_frac)) if args.steps else None
         self.decay_steps = args.steps - self.decay_start if args.steps else None
-        self.times: list[float] = []
+        self.times: deque[float] = deque(maxlen=201)  # when the last 201 steps started
 
     def lr(self, step: int) -> float:
         a = self.args
-        self.times = (self.times + [time.time()])[-201:]
+        self.times.append(time.time())
         timed = len(self.times) > 50  # the rate is known (compile and warm-up are behind)
         if self.decay_start is None and timed and time.time() - self.t_start >= a.time_budget * (1 - a.decay_frac):
             rate = (self.times[-1] - self.times[0]) / max(1, len(self.times) - 1)
@@ -214,9 +215,6 @@ class Schedule:
             p = min(1.0, (step - self.decay_start) / self.decay_steps)
             return a.lr * (1 - math.sqrt(p))
         return a.lr * min(1.0, (step + 1) / a.warmup)
-
-    def decaying(self, step: int) -> bool:
-        return self.decay_start is not None and step >= self.decay_start
 
     def done(self, step: int) -> bool:
         return self.decay_start is not None and step >= self.decay_start + self.decay_steps
