@@ -203,10 +203,7 @@ class Front:
         if fallback.wanted(self.settings.fallback, decision.confidence):  # the hand-off tier, as over the LSP
             j.update(await asyncio.to_thread(fallback.handoff_decision, self.settings.fallback, decision,
                                              [(o.id, o.text) for o in req.options]))
-        return m.DecideResponse(choice=j["choice"], confidence=j["confidence"], scores=j["scores"],
-                                source=j["source"], calibration=j["calibration"],
-                                fallback_text=j.get("fallbackText"), fallback_error=j.get("fallbackError"),
-                                local=j.get("local"), timings=timings(st, admission_ms, t0))
+        return m.DecideResponse(**j, timings=timings(st, admission_ms, t0))  # keys are the camelCase aliases
 
     async def structured(self, body: m.StructuredRequest, request: Request) -> m.StructuredResponse:
         t0 = time.perf_counter()
@@ -233,11 +230,7 @@ class Front:
             slot.close()
         if fallback.wanted(s.fallback, result.confidence):
             await asyncio.to_thread(fallback.handoff_structured, s.fallback, prompt, schema, max_tokens, result)
-        j = result.to_json()
-        return m.StructuredResponse(value=j["value"], text=j["text"], confidence=j["confidence"], tokens=j["tokens"],
-                                    truncated=j["truncated"], source=j["source"],
-                                    fallback_text=j.get("fallbackText"), fallback_error=j.get("fallbackError"),
-                                    local=j.get("local"), timings=timings(st, admission_ms, t0))
+        return m.StructuredResponse(**result.to_json(), timings=timings(st, admission_ms, t0))
 
     async def _decision(self, request: Request, slot: Slot, job: Job) -> Any:
         slot.bind(job.future)
