@@ -51,18 +51,11 @@ TARGETS = {"p50_ms": 25.0, "p95_ms": 60.0, "reuse": 0.95, "naive_x": 10.0, "llam
 
 
 def ensure_fast_blas() -> None:
-    """Re-execute this script once with OpenBLAS preloaded, as `laya-lsp` does for itself (same numbers)."""
-    from laya_lsp.blas import PRELOADED_MARK, find_openblas
+    """Load OpenBLAS for MLX before it is imported, as `laya-lsp` does for itself (same numbers)."""
+    from laya_lsp.blas import active_blas, load_fast_blas
 
-    if sys.platform != "linux" or os.environ.get(PRELOADED_MARK) or os.environ.get("LAYA_NO_BLAS_PRELOAD"):
-        return
-    lib = find_openblas()
-    if lib is None:
-        print("warning: no OpenBLAS found; MLX uses its slow reference BLAS", file=sys.stderr)
-        return
-    env = dict(os.environ, LD_PRELOAD=":".join(x for x in (lib, os.environ.get("LD_PRELOAD", "")) if x))
-    env[PRELOADED_MARK] = lib
-    os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], env)  # the same command (script or -m)
+    if load_fast_blas() is None and "reference BLAS" in active_blas():
+        print("warning: no OpenBLAS loaded; MLX uses its slow reference BLAS", file=sys.stderr)
 
 
 def log(msg: str) -> None:

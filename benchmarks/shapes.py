@@ -332,9 +332,10 @@ def main() -> int:
         print(json.dumps(decode_breakdown(spec["model_dir"]) if spec.get("breakdown") else worker(spec)))
         return 0
     from benchmarks.run_all import ensure_fast_blas
-    from laya_lsp.engine.model import resolve_model
 
     ensure_fast_blas()
+    from laya_lsp.engine.model import resolve_model
+
     print(json.dumps(run_shapes(str(resolve_model(args.model)), args.quick), indent=1))
     return 0
 
