@@ -98,10 +98,9 @@ def ll_tokenizer(lm: LoadedModel) -> Any:
     cached = _TOKENIZERS.get(id(lm))
     if cached is not None and cached[0] is lm:
         return cached[1]
-    import llguidance.hf
+    from llguidance import LLTokenizer
 
-    hf = getattr(lm.tokenizer, "_tokenizer", lm.tokenizer)
-    llt = llguidance.hf.from_tokenizer(hf, n_vocab=vocab_size(lm))
+    llt = LLTokenizer(lm.tokenizer.to_json(), n_vocab=vocab_size(lm), eos_token=lm.tokenizer.eos_token_id)
     _TOKENIZERS.clear()
     _TOKENIZERS[id(lm)] = (lm, llt)
     return llt
