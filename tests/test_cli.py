@@ -1,4 +1,4 @@
-"""The command line: help, doctor, complete, and the BLAS re-exec."""
+"""The command line: help, doctor (device, BLAS routing, model) and complete."""
 
 from __future__ import annotations
 
@@ -33,8 +33,11 @@ def test_doctor_reports_blas_device_and_model():
     assert info["mlx_device"].startswith("Device(")
     assert info["model"]["path"] == str(TINY_MODEL)
     assert info["blas"]
-    if sys.platform == "linux" and info["blas_library_found"]:
+    assert info["device_kind"] in ("cpu", "cuda", "metal") and info["mlx_backend"] == info["device_kind"]
+    assert (info["gpu"] is None) == (info["device_kind"] == "cpu")
+    if sys.platform == "linux" and info["device_kind"] == "cpu" and info["blas_library_found"]:
         assert info["blas"].startswith("OpenBLAS"), "an installed OpenBLAS must be the active BLAS"
+        assert "openblas" in info["mlx_sgemm_binds_to"], "MLX's matmul must bind to the OpenBLAS laya loaded"
 
 
 def test_doctor_names_a_missing_model():
