@@ -13,9 +13,7 @@ import logging
 import os
 import platform
 import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from .device import device_defaults, installed_backend
@@ -42,6 +40,8 @@ def find_openblas() -> str | None:
         p = Path(pattern.format(arch=arch))
         if p.exists():
             return str(p)
+    import subprocess  # only here and in sgemm_binding: the server's start-up imports neither
+
     try:
         out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, timeout=5, check=False).stdout
     except (OSError, subprocess.SubprocessError):
@@ -95,6 +95,9 @@ def sgemm_binding(preload: bool = True) -> str | None:
     `load_fast_blas` when `preload`), as the dynamic linker reports it (LD_DEBUG=bindings); None if not seen."""
     if sys.platform != "linux":
         return None
+    import subprocess
+    import tempfile
+
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     if not preload:
         env["LAYA_NO_BLAS_PRELOAD"] = "1"
