@@ -22,7 +22,7 @@ system-deps:
 $(STAMP): pyproject.toml | system-deps
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[cpu,test]'
 	@touch $(STAMP)
 
 demo: $(STAMP)

@@ -1,7 +1,7 @@
 """MLX fp32 matmul speed with the BLAS the mlx[cpu] wheel bundles vs with OpenBLAS loaded as laya-lsp loads it.
 
     python benchmarks/blas_matmul.py [--n 1024] [--reps 10]
-Runs both in fresh subprocesses in one go (`load_fast_blas()` before MLX is imported, or LAYA_NO_BLAS_PRELOAD=1),
+Runs both in fresh subprocesses in one go (`prepare_mlx()` before MLX is imported, or LAYA_NO_BLAS_PRELOAD=1),
 prints ms per n x n matmul and the ratio, and which library MLX's cblas_sgemm bound to in each (the dynamic
 linker's report); saves JSON under benchmarks/results/.
 """
@@ -24,8 +24,9 @@ from benchmarks.common import save
 
 PROBE = """
 import json, time
-from laya_lsp.blas import active_blas, load_fast_blas
-load_fast_blas()
+from laya_lsp.blas import active_blas
+from laya_lsp.device import prepare_mlx
+prepare_mlx()
 import mlx.core as mx
 n, reps = {n}, {reps}
 a = mx.random.normal((n, n)); b = mx.random.normal((n, n)); mx.eval(a, b)

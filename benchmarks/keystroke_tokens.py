@@ -121,7 +121,7 @@ def main() -> int:
         "median_us_per_keystroke": medians,
         "ratio_vs_transformers_full": {n: round(medians["transformers-full"] / m, 1) for n, m in medians.items()},
         "load_average": [round(x, 2) for x in os.getloadavg()],
-        "token_text_table": token_table_ms(path, ours, int(len(ours))),
+        "token_text_table": token_table_ms(path, ours, len(ours)),
     }
     for name, med in medians.items():
         print(f"{name:>18}: {med:9.1f} us/keystroke  ({result['ratio_vs_transformers_full'][name]}x faster than "

@@ -51,10 +51,11 @@ TARGETS = {"p50_ms": 25.0, "p95_ms": 60.0, "reuse": 0.95, "naive_x": 10.0, "llam
 
 
 def ensure_fast_blas() -> None:
-    """Load OpenBLAS for MLX before it is imported, as `laya-lsp` does for itself (same numbers)."""
-    from laya_lsp.blas import active_blas, load_fast_blas
+    """Prepare MLX before it is imported, as `laya-lsp` does for itself (OpenBLAS on Linux CPU: same numbers)."""
+    from laya_lsp.blas import active_blas
+    from laya_lsp.device import prepare_mlx
 
-    if load_fast_blas() is None and "reference BLAS" in active_blas():
+    if prepare_mlx() == "cpu" and "reference BLAS" in active_blas():
         print("warning: no OpenBLAS loaded; MLX uses its slow reference BLAS", file=sys.stderr)
 
 

@@ -16,8 +16,6 @@ import re
 import sys
 from pathlib import Path
 
-from .device import device_defaults, installed_backend
-
 log = logging.getLogger(__name__)
 
 _CANDIDATES = [
@@ -53,18 +51,15 @@ def find_openblas() -> str | None:
 
 
 def load_fast_blas() -> str | None:
-    """Load OpenBLAS for MLX where the device defaults want it; call before anything imports MLX.
+    """Load OpenBLAS for MLX's CPU backend; call before anything imports MLX (device.prepare_mlx decides when).
 
-    Returns the library loaded, or None (opted out with LAYA_NO_BLAS_PRELOAD, a GPU or macOS backend, no OpenBLAS
-    installed, or MLX already imported, when it would be too late). Child processes get it through LD_PRELOAD, as
-    they did when the CLI re-executed itself with it.
+    Returns the library loaded, or None (opted out with LAYA_NO_BLAS_PRELOAD, no OpenBLAS installed, or MLX
+    already imported, when it would be too late). Child processes get it through LD_PRELOAD, as they did when the
+    CLI re-executed itself with it.
     """
     global _loaded
-    if _loaded or os.environ.get("LAYA_NO_BLAS_PRELOAD"):
+    if _loaded or os.environ.get("LAYA_NO_BLAS_PRELOAD") or sys.platform != "linux":
         return _loaded
-    backend = installed_backend()
-    if backend is None or not device_defaults(backend).preload_blas:
-        return None
     lib = find_openblas()
     if lib is None:
         return None
@@ -86,13 +81,13 @@ def loaded_blas() -> str | None:
 
 # The dynamic linker's report of one binding: "binding file <from> [0] to <to> [0]: normal symbol `name'".
 _BINDING = re.compile(r"binding file (\S+) \[\d+\] to (\S+) \[\d+\]: normal symbol `cblas_sgemm'")
-_PROBE = ("from laya_lsp.blas import load_fast_blas; load_fast_blas(); import mlx.core as mx; "
+_PROBE = ("from laya_lsp.device import prepare_mlx; prepare_mlx(); import mlx.core as mx; "
           "mx.eval(mx.ones((64, 64)) @ mx.ones((64, 64)))")
 
 
 def sgemm_binding(preload: bool = True) -> str | None:
-    """The library libmlx's `cblas_sgemm` binds to in a fresh process that starts as laya-lsp does (with
-    `load_fast_blas` when `preload`), as the dynamic linker reports it (LD_DEBUG=bindings); None if not seen."""
+    """The library libmlx's `cblas_sgemm` binds to in a fresh process that starts as laya-lsp does (`prepare_mlx`;
+    LAYA_NO_BLAS_PRELOAD unless `preload`), as the dynamic linker reports it (LD_DEBUG=bindings); None if not seen."""
     if sys.platform != "linux":
         return None
     import subprocess

@@ -10,7 +10,7 @@ import os
 import sys
 
 from . import __version__
-from .blas import load_fast_blas
+from .device import prepare_mlx
 
 LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
 
@@ -100,7 +100,7 @@ def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def main(argv: list[str] | None = None) -> int:
-    load_fast_blas()  # before anything imports MLX
+    prepare_mlx()  # before anything imports MLX: backend check, OpenBLAS on Linux CPU
     raw = list(sys.argv[1:] if argv is None else argv)
     if not raw or raw[0] not in ("serve", "complete", "http", "doctor", "-h", "--help", "--version"):
         raw = ["serve", *raw]  # no command: serve over stdio, taking serve's options

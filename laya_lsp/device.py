@@ -73,6 +73,20 @@ def installed_backend() -> DeviceKind | None:
     return "cpu" if _installed_beside_mlx(CPU_WHEEL) else None
 
 
+def prepare_mlx() -> DeviceKind:
+    """Call before anything imports MLX: stop with an install hint if Linux has no MLX backend, and load OpenBLAS
+    where the device defaults want it. Returns the device kind the installed backend gives."""
+    kind = installed_backend()
+    if kind is None:
+        raise SystemExit("laya-lsp: MLX has no backend installed: pip install 'laya-lsp[cpu]' "
+                         "(or 'laya-lsp[cuda]' on a machine with an NVIDIA GPU)")
+    if device_defaults(kind).preload_blas:
+        from .blas import load_fast_blas
+
+        load_fast_blas()
+    return kind
+
+
 def mlx_device_kind() -> DeviceKind:
     """The kind of MLX's default device in this process (imports MLX)."""
     import mlx.core as mx

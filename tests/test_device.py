@@ -38,3 +38,11 @@ def test_every_device_kind_is_covered_and_unknown_kinds_are_refused():
 def test_the_installed_backend_matches_what_mlx_runs_on():
     """Read from the installed wheels without importing MLX, it must agree with MLX itself."""
     assert installed_backend() == mlx_device_kind()
+
+
+def test_linux_without_an_mlx_backend_stops_with_the_install_hint(monkeypatch: pytest.MonkeyPatch):
+    from laya_lsp import device
+
+    monkeypatch.setattr(device, "installed_backend", lambda: None)
+    with pytest.raises(SystemExit, match=r"laya-lsp\[cpu\].*laya-lsp\[cuda\]"):
+        device.prepare_mlx()
