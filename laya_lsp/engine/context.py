@@ -40,7 +40,8 @@ class ContextWindow:
         rule = builder.cut_rule
         if rule is None:
             return builder.encode(text)
-        seen, used = self._pieces, {}
+        seen = self._pieces
+        used: dict[str, list[int]] = {}
         ids: list[int] = []
         for piece in rule.split(text):
             piece_ids = used.get(piece)

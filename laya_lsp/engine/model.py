@@ -194,11 +194,16 @@ def load_weights(path: Path, config: dict[str, Any]) -> nn.Module:
     return model
 
 
-def _stored_dtype(model: nn.Module) -> str | None:
-    """The floating-point dtype most of the model's parameters are stored in."""
+def _parameters(model: nn.Module) -> list[mx.array]:
+    """Every parameter array of the model."""
     from mlx.utils import tree_flatten
 
-    floats = Counter(str(v.dtype).removeprefix("mlx.core.") for _, v in tree_flatten(model.parameters())
+    return [v for _, v in cast(list[tuple[str, mx.array]], tree_flatten(model.parameters()))]
+
+
+def _stored_dtype(model: nn.Module) -> str | None:
+    """The floating-point dtype most of the model's parameters are stored in."""
+    floats = Counter(str(v.dtype).removeprefix("mlx.core.") for v in _parameters(model)
                      if mx.issubdtype(v.dtype, mx.floating))
     return floats.most_common(1)[0][0] if floats else None
 
@@ -236,9 +241,7 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
     builder = PromptBuilder(tokenizer, fim, bos_id=bos)
     # Any special token (FIM markers, file separators, eos) ends a candidate: none of them is code.
     stop = set(builder.stop_ids) | tokenizer.eos_token_ids | set(tokenizer.all_special_ids)
-    from mlx.utils import tree_flatten
-
-    n_params = sum(v.size for _, v in tree_flatten(model.parameters()))
+    n_params = sum(v.size for v in _parameters(model))
     vocab_size = int(config.get("vocab_size") or len(tokenizer))
     newline_ids, blank_ids = _whitespace_ids(tokenizer, vocab_size)
     lm = LoadedModel(
