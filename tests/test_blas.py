@@ -14,12 +14,12 @@ import pytest
 from laya_lsp.blas import find_openblas, sgemm_binding
 from laya_lsp.device import device_defaults, installed_backend
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="OpenBLAS routing concerns the Linux CPU wheel")
+LINUX_CPU = sys.platform == "linux" and installed_backend() == "cpu"
+pytestmark = pytest.mark.skipif(not LINUX_CPU, reason="OpenBLAS routing concerns MLX's Linux CPU backend")
 
 
 def test_mlx_sgemm_binds_to_openblas_when_laya_loads_it():
-    backend = installed_backend()
-    assert backend is not None and device_defaults(backend).preload_blas, "this test runs on MLX's Linux CPU wheel"
+    assert device_defaults("cpu").preload_blas
     lib = find_openblas()
     assert lib, "no OpenBLAS found: install it (Debian/Ubuntu: apt-get install libopenblas0-pthread)"
     bound = sgemm_binding(preload=True)
