@@ -45,7 +45,8 @@ def find_openblas() -> str | None:
 
 
 def reexec_with_fast_blas(argv: list[str] | None = None) -> None:
-    """On Linux, re-execute the current command with OpenBLAS preloaded (once). Returns if nothing to do."""
+    """On Linux, re-execute the current command (any script or module; with `argv`: `laya-lsp ARGV`) with
+    OpenBLAS preloaded (once). Returns if nothing to do."""
     if sys.platform != "linux" or os.environ.get(PRELOADED_MARK) or os.environ.get("LAYA_NO_BLAS_PRELOAD"):
         return
     lib = find_openblas()
@@ -54,7 +55,7 @@ def reexec_with_fast_blas(argv: list[str] | None = None) -> None:
     env = dict(os.environ)
     env["LD_PRELOAD"] = ":".join(x for x in (lib, env.get("LD_PRELOAD", "")) if x)
     env[PRELOADED_MARK] = lib
-    args = [sys.executable, "-m", "laya_lsp", *(sys.argv[1:] if argv is None else argv)]
+    args = [sys.executable, *sys.orig_argv[1:]] if argv is None else [sys.executable, "-m", "laya_lsp", *argv]
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(sys.executable, args, env)

@@ -2,7 +2,7 @@
 
 `make demo` runs `python -m laya_lsp.replay --demo examples/`: it starts `laya-lsp`, opens the example files,
 re-types a line of each character by character (didChange + a completion request per keystroke) and prints
-the candidates with their latency. `benchmarks/typing.py` uses the same code for its measurements.
+the candidates with their latency. `benchmarks/typing_replay.py` uses the same code for its measurements.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import statistics
 import sys
 import time
@@ -20,6 +21,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
+log = logging.getLogger(__name__)
 LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".go": "go", ".rs": "rust",
              ".c": "c", ".h": "c", ".cpp": "cpp", ".java": "java", ".tsx": "typescriptreact"}
 
@@ -120,6 +122,10 @@ class ReplayClient:
         self.command = command
         self.settings = settings or {}
         self.client = LanguageClient("laya-replay", "1")
+
+        @self.client.feature(lsp.WINDOW_LOG_MESSAGE)
+        def log_message(params: lsp.LogMessageParams) -> None:
+            log.debug("server: %s", params.message)  # not printed: the demo shows keystrokes
 
     async def start(self) -> None:
         await self.client.start_io(*self.command)
