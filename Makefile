@@ -44,11 +44,11 @@ $(BENCH_STAMP): $(STAMP) pyproject.toml
 	@touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)
-	$(PY) benchmarks/run_all.py $(BENCH_ARGS)
+	$(PY) -m benchmarks.run_all $(BENCH_ARGS)
 
 # 30 minutes of typing over several documents: RSS over time and latency drift (loopback/stdio only)
 soak: $(STAMP)
-	$(PY) benchmarks/soak.py --minutes 30
+	$(PY) -m benchmarks.soak --minutes 30
 
 lint: $(STAMP)
 	$(PY) -m pip install -q ruff mypy

@@ -1,33 +1,25 @@
 """Resident memory of the server (idle, then with 20 open documents that each got completions) and cold start.
 
-    python benchmarks/memory.py [--model DIR] [--docs 20]
+    python -m benchmarks.memory [--model DIR] [--docs 20]
 RSS is read with psutil from the server process (the one `laya-lsp` re-executes into with OpenBLAS, same pid).
 Cold start is process start → first completion response, measured in a fresh server.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]  # benchmarks/typing.py shadows typing
-
 import argparse
 import asyncio
 import json
+import sys
 import sysconfig
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
 from benchmarks.peers.laya import pid_of
 from laya_lsp.replay import Buffer, ReplayClient, server_command
 
+ROOT = Path(__file__).resolve().parent.parent
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 DOC_FILES = ["textwrap.py", "json/decoder.py", "json/encoder.py", "string.py", "bisect.py", "heapq.py",
              "colorsys.py", "shlex.py", "fnmatch.py", "glob.py", "copy.py", "functools.py", "base64.py",
