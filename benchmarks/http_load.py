@@ -7,7 +7,7 @@ Starts `laya-lsp http --port 0` on 127.0.0.1 and, per concurrency level, runs th
 client is one session typing: request i sends the session's text with one more character typed (the IME / tool
 pattern, so the session's KV cache is reused). Every request is a model run by default (typed-through and
 speculative answers are off) so the numbers are the engine's, not the shortcuts'. Client-side latency p50/p95,
-the server's own timings, 429s and throughput per level; saved under benchmarks/results/<date>-http-load.json.
+the server's own stats records, 429s and throughput per level; saved under benchmarks/results/<date>-http-load.json.
 `--model tiny` uses the tests' tiny random model (measures the HTTP and scheduling overhead, not a real model).
 Bounded: at most `--requests` per client and `--max-seconds` per level.
 """
@@ -110,10 +110,10 @@ async def client(http: httpx.AsyncClient, endpoint: str, cid: int, level: int, n
         row: dict[str, Any] = {"client": cid, "i": i, "status": r.status_code, "ms": ms}
         if r.status_code == 200:
             data = r.json()
-            t = data["timings"]
-            row.update(server_total_ms=t["totalMs"], queue_ms=t["queueMs"] + t["admissionMs"],
-                       prompt_tokens=t["promptTokens"], reused_tokens=t["reusedTokens"],
-                       decode_tokens=t["decodeTokens"], decode_ms=t["decodeMs"], prefill_ms=t["prefillMs"],
+            st = data["stats"]
+            row.update(server_total_ms=st["total_ms"], queue_ms=st["queue_ms"] + data["admissionMs"],
+                       prompt_tokens=st["prompt_tokens"], reused_tokens=st["reused_tokens"],
+                       decode_tokens=st["decode_tokens"], decode_ms=st["decode_ms"], prefill_ms=st["prefill_ms"],
                        source=data.get("source", ""), result=data.get("status", "ok"))
         out.append(row)
 

@@ -165,15 +165,15 @@ class ReplayClient:
         doc = lsp.TextDocumentIdentifier(uri=buf.uri)
         t0 = time.perf_counter()
         if kind == "inline":
-            res = await self.client.text_document_inline_completion_async(lsp.InlineCompletionParams(
+            inline = await self.client.text_document_inline_completion_async(lsp.InlineCompletionParams(
                 text_document=doc, position=pos,
                 context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Automatic)))
-            items = list(res.items if isinstance(res, lsp.InlineCompletionList) else (res or []))
-            texts = [i.insert_text if isinstance(i.insert_text, str) else i.insert_text.value for i in items]
+            ghosts = list(inline.items if isinstance(inline, lsp.InlineCompletionList) else (inline or []))
+            texts = [i.insert_text if isinstance(i.insert_text, str) else i.insert_text.value for i in ghosts]
         else:
             res = await self.client.text_document_completion_async(lsp.CompletionParams(text_document=doc, position=pos))
             items = list(res.items if isinstance(res, lsp.CompletionList) else (res or []))
-            texts = [i.text_edit.new_text if i.text_edit else i.label for i in items]  # type: ignore[union-attr]
+            texts = [i.text_edit.new_text if i.text_edit else i.label for i in items]
         return texts, (time.perf_counter() - t0) * 1000
 
     async def stats(self, recent: int = 0, reset: bool = False) -> dict[str, Any]:

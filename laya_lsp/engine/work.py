@@ -134,7 +134,8 @@ class ModelWork:
         the vocabulary, e.g. a grammar's) may come next; `stop(token)` ends it (see engine/score.py)."""
 
         def mask(tokens: mx.array, logits: mx.array) -> mx.array:
-            return mx.where(mx.array(allowed(tokens.tolist()))[None], logits, -mx.inf)
+            so_far: list[int] = tokens.tolist()  # type: ignore[assignment]
+            return mx.where(mx.array(allowed(so_far))[None], logits, -mx.inf)
 
         res = constrained_decode(self._lm, None, prompt, mask, stop, max_tokens, self._token, self._chunk)
         self._count(len(prompt), res.reused_tokens, res.prefill_ms, len(res.ids), res.decode_ms)

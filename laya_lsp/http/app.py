@@ -12,7 +12,7 @@ from __future__ import annotations
 import hmac
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from fastapi.encoders import jsonable_encoder
@@ -105,7 +105,7 @@ class Front:
         return m.CompleteResponse(
             candidates=[m.Suggestion(text=s.text, logprob=s.logprob, rules=s.rules, fixed=s.fixed)
                         for s in answer.suggestions],
-            status=st.status, source=st.source if st.status == "ok" else "none", plan=answer.plan.reason if answer.plan else "",
+            status=cast(m.Status, st.status), source=st.source if st.status == "ok" else "none", plan=answer.plan.reason if answer.plan else "",
             session=body.session, offset=offset, error=st.error, stats=st.to_dict(), admission_ms=admission_ms,
             http_ms=(time.perf_counter() - t0) * 1000,
         )

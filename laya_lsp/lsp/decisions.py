@@ -65,11 +65,11 @@ def _decide_request(ls: LayaServer, params: Any) -> DecideRequest:
             raise _invalid("textDocument is not open or position is outside it")
         text = cur.doc.source
         return DecideRequest(prefix=text[: cur.offset], suffix=text[cur.offset :], document=True, doc_id=cur.doc.uri,
-                             **common)  # type: ignore[arg-type]
+                             **common)
     context = params.get("context")
     if not isinstance(context, str) or not context:
         raise _invalid("give `context` (text) or `textDocument` + `position`")
-    return DecideRequest(prefix=context, **common)  # type: ignore[arg-type]
+    return DecideRequest(prefix=context, **common)
 
 
 async def _decide(ls: LayaServer, params: Any) -> dict[str, Any]:
@@ -174,9 +174,9 @@ async def _resolve_action(ls: LayaServer, action: lsp.CodeAction, ranked: action
     if data is None or not isinstance(data.get("uri"), str):
         return action
     doc = open_document(ls.workspace, data["uri"])
-    version = data.get("version")
-    if doc is None or doc.version != version:
+    if doc is None or doc.version is None or doc.version != data.get("version"):
         return action  # stale: computed for another version of the document, so no edit
+    version: int = doc.version
     if data.get("laya") == actions.APPLY_FIX:
         try:
             edit = actions.Edit(int(data["start"]), int(data["end"]), str(data["text"]))

@@ -201,9 +201,9 @@ class LayaProtocol(LanguageServerProtocol):
 
     @lsp_method(lsp.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
-        result = yield from super().lsp_shutdown(*args)
+        """pygls' shutdown, remembered here for admission (pygls keeps its own flag private)."""
+        yield from super().lsp_shutdown(*args)
         self.shutdown_received = True
-        return result
 
     def reply_error(self, msg_id: Any, code: int, message: str) -> None:
         """Answer a message that never reached a handler (pygls has no public call for that). Framed here:

@@ -82,7 +82,7 @@ class LayaServer(LanguageServer):
                 writer.close()
                 return
             busy = True
-            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            self.protocol.set_writer(writer)
             await serve_stream(lambda: reader.read(1 << 16), self.protocol, self.stop_serving)  # type: ignore[arg-type]
             writer.close()
             self.shutdown()
@@ -157,7 +157,7 @@ class LayaServer(LanguageServer):
         except ModelLoadError as exc:
             self.show_error(f"model not loaded: {exc}")
             end = "failed"
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever failed is the user's to see; the server keeps serving
             self.show_error(f"model not loaded: {type(exc).__name__}: {exc}")
             end = "failed"
         if token is not None:

@@ -52,6 +52,8 @@ class Orchestrator:
 
     async def report(self, recent: int = 50, reset: bool = False,
                      cache_wait_s: float | None = CACHE_WAIT_S) -> dict[str, Any]:
-        """The `laya/stats` report (see report.engine_report)."""
+        """The `laya/stats` report (see report.engine_report). While a model loads (on the worker) the cache
+        sizes are not waited for: the last snapshot is reported."""
         budget = int(self.settings().cache_budget_mb * 2**20)
-        return await engine_report(self.engine, budget, recent, reset, self._last_report, cache_wait_s)
+        wait = 0.0 if self.gate.busy else cache_wait_s
+        return await engine_report(self.engine, budget, recent, reset, self._last_report, wait)

@@ -18,8 +18,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..config import Settings
 from ..crossfile import ChunkRing
@@ -299,7 +300,7 @@ class CompletionFlow:
         return st
 
     # -- background work ---------------------------------------------------------------------------------
-    def _in_background(self, work: asyncio.Future | asyncio.Task) -> None:
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)

@@ -32,7 +32,8 @@ class DecisionFlow:
         self.gate = gate
 
     async def _work(self, kind: str, doc_id: str | None, work: Callable[[ModelWork], Any], caller: Caller,
-                    latest_wins: bool = False) -> WorkResult[Any]:
+                    latest_wins: bool = False) -> tuple[Any, RequestStats]:
+        """What `work` returned (never None) and the request's stats record."""
         refused = await self.gate.refusal(doc_id or "", kind)
         if refused is not None:
             raise NotReady(refused.error or "", refused.status == "loading")
@@ -45,7 +46,7 @@ class DecisionFlow:
             raise NotReady(str(exc), loading=False) from None
         if out.value is None:
             raise Superseded(out.stats.status)
-        return out
+        return out.value, out.stats
 
     async def decide(self, req: DecideRequest, caller: Caller | None = None) -> tuple[dict[str, Any], RequestStats]:
         """The decision as JSON (the hand-off tier applied when confidence is low) and its stats record."""
@@ -56,19 +57,19 @@ class DecisionFlow:
             model.stats.extra.update(choice=d.choice, confidence=round(d.confidence, 4))
             return d
 
-        out = await self._work("decide", req.doc_id, work, caller or Caller())
-        decision: Decision = out.value
+        decision, stats = await self._work("decide", req.doc_id, work, caller or Caller())
         answer = decision.to_json()
         fb = self.settings().fallback
         if fallback.wanted(fb, decision.confidence):
             options = [(o.id, o.text) for o in req.options]
             answer.update(await asyncio.to_thread(fallback.handoff_decision, fb, decision, options))
-        return answer, out.stats
+        return answer, stats
 
-    async def structured(self, prompt: str, schema: dict[str, Any], max_tokens: int,
+    async def structured(self, prompt: str, schema: Any, max_tokens: int,
                          caller: Caller | None = None) -> tuple[dict[str, Any], RequestStats]:
         """JSON valid for `schema` after `prompt` (the fallback's when local confidence is low and it gives a
-        valid value) and the stats record. Raises structured.SchemaError for a schema it cannot use."""
+        valid value) and the stats record. Raises structured.SchemaError for a schema it cannot use (`schema`
+        is the client's JSON, checked here)."""
         prepared = structured.prepare_schema(schema)
         s = self.settings()
 
@@ -78,11 +79,10 @@ class DecisionFlow:
             model.stats.extra.update(mask_ms_per_token=round(r.mask_ms_per_token, 4), truncated=r.closed_by_grammar)
             return r
 
-        out = await self._work("structured", None, work, caller or Caller())
-        result: structured.StructuredResult = out.value
+        result, stats = await self._work("structured", None, work, caller or Caller())
         if fallback.wanted(s.fallback, result.confidence):
             await asyncio.to_thread(fallback.handoff_structured, s.fallback, prompt, schema, max_tokens, result)
-        return result.to_json(), out.stats
+        return result.to_json(), stats
 
     async def resolve_action(self, doc: SyntaxDocument, data: dict[str, Any], uri: str,
                              caller: Caller | None = None) -> resolve.Resolution | None:
@@ -95,13 +95,12 @@ class DecisionFlow:
             return resolve.resolve_with(model, doc, data, s, uri)
 
         try:
-            out = await self._work("action", uri, work, caller or Caller(), latest_wins=True)
+            res, _stats = await self._work("action", uri, work, caller or Caller(), latest_wins=True)
         except (NotReady, Superseded):
             return None
         except (KeyError, TypeError, ValueError, IndexError) as exc:  # data the client altered
             log.warning("code action not resolved: %s: %s", type(exc).__name__, exc)
             return None
-        res: resolve.Resolution = out.value
         if res.edit is None or fallback.wanted(s.fallback, res.confidence):
             res = await self._action_fallback(data, res)
         return res

@@ -91,7 +91,7 @@ class ModelGate:
     async def refusal(self, doc_id: str, kind: str) -> RequestStats | None:
         """None once a model can answer. Else the request's recorded refusal: status "loading" (the model still
         loads after MODEL_WAIT_S) or "error" (the load failed), with the reason in `error`."""
-        reason = await self.wait()
+        reason = await self.wait(MODEL_WAIT_S)
         if reason is None:
             return None
         st = self.engine.stats.new(doc_id, kind)
@@ -99,9 +99,9 @@ class ModelGate:
         self.engine.stats.record(st)
         return st
 
-    async def wait(self, bound: float | None = MODEL_WAIT_S) -> str | None:
+    async def wait(self, bound: float | None) -> str | None:
         """None when a model can answer now; else why not: MODEL_LOADING (still loading after `bound`
-        seconds) or the load's error."""
+        seconds; None: as long as it takes) or the load's error."""
         load = self._load
         if load is not None and not load.done():
             loop = asyncio.get_running_loop()
