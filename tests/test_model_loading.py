@@ -1,8 +1,8 @@
 """Requests that arrive before the model has loaded: they wait for the load (bounded) and are then answered; past
 the bound they get a clear "model loading" answer. Never an error record in `laya/stats`.
 
-The load is held back by a sitecustomize import hook (as in test_rel_faults.py): while a flag file exists the
-engine's model load waits, and the orchestrator's wait bound is shortened so the bounded path is reached quickly.
+The load is held back by an import hook (importhook.py): while a flag file exists the engine's model load waits,
+and the orchestrator's wait bound is shortened so the bounded path is reached quickly.
 """
 
 from __future__ import annotations
@@ -20,46 +20,32 @@ from pathlib import Path
 import httpx
 from conftest import SERVER_CMD, TINY_MODEL
 from httphelpers import RAW
+from importhook import hook_env
 from lspclient import LspClient, position_at
 
-SLOW_LOAD_HOOK = r'''
-import importlib.util, os, sys, time
+HOLD_LOAD = r'''
+import os, time
 
 _FLAG = os.environ["LAYA_HOLD_LOAD_FILE"]
 
 
-class _HoldLoad:
-    """Hold laya_lsp.engine.engine's load_model while the flag file exists; a short model wait bound."""
+def _hold_load(module):
+    """laya_lsp.engine.engine's load_model waits while the flag file exists."""
+    real = module.load_model
 
-    def find_spec(self, name, path, target=None):
-        if name not in ("laya_lsp.engine.engine", "laya_lsp.orchestrator.waiting"):
-            return None
-        sys.meta_path.remove(self)
-        try:
-            spec = importlib.util.find_spec(name)
-        finally:
-            sys.meta_path.insert(0, self)
-        exec_module = spec.loader.exec_module
+    def held(*args, **kwargs):
+        while os.path.exists(_FLAG):
+            time.sleep(0.02)
+        return real(*args, **kwargs)
 
-        def patched(module):
-            exec_module(module)
-            if name == "laya_lsp.orchestrator.waiting":
-                module.MODEL_WAIT_S = 0.5
-                return
-            real = module.load_model
-
-            def held(*args, **kwargs):
-                while os.path.exists(_FLAG):
-                    time.sleep(0.02)
-                return real(*args, **kwargs)
-
-            module.load_model = held
-
-        spec.loader.exec_module = patched
-        return spec
+    module.load_model = held
 
 
-sys.meta_path.insert(0, _HoldLoad())
+def _short_bound(module):
+    module.MODEL_WAIT_S = 0.5
+
+
+PATCHES = {"laya_lsp.engine.engine": _hold_load, "laya_lsp.orchestrator.waiting": _short_bound}
 '''
 URI = "file:///loading/early.py"
 TEXT = "def early(values):\n    return "
@@ -67,11 +53,9 @@ SETTINGS = {**RAW, "speculative": False}
 
 
 def _hook(tmp_path: Path) -> tuple[dict[str, str], Path]:
-    (tmp_path / "hook").mkdir()
-    (tmp_path / "hook" / "sitecustomize.py").write_text(SLOW_LOAD_HOOK)
     flag = tmp_path / "HOLD"
     flag.write_text("on")
-    return {"PYTHONPATH": str(tmp_path / "hook"), "LAYA_HOLD_LOAD_FILE": str(flag)}, flag
+    return {**hook_env(tmp_path, HOLD_LOAD), "LAYA_HOLD_LOAD_FILE": str(flag)}, flag
 
 
 async def test_lsp_requests_before_the_load_get_model_loading_then_answers(tmp_path: Path):
