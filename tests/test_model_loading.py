@@ -26,26 +26,18 @@ from lspclient import LspClient, position_at
 HOLD_LOAD = r'''
 import os, time
 
-_FLAG = os.environ["LAYA_HOLD_LOAD_FILE"]
 
-
-def _hold_load(module):
-    """laya_lsp.engine.engine's load_model waits while the flag file exists."""
-    real = module.load_model
-
-    def held(*args, **kwargs):
-        while os.path.exists(_FLAG):
-            time.sleep(0.02)
-        return real(*args, **kwargs)
-
-    module.load_model = held
+def _hold():
+    while os.path.exists(os.environ["LAYA_HOLD_LOAD_FILE"]):
+        time.sleep(0.02)
 
 
 def _short_bound(module):
     module.MODEL_WAIT_S = 0.5
 
 
-PATCHES = {"laya_lsp.engine.engine": _hold_load, "laya_lsp.orchestrator.waiting": _short_bound}
+PATCHES = {"laya_lsp.engine.engine": lambda module: wrap(module, "load_model", _hold),
+           "laya_lsp.orchestrator.waiting": _short_bound}
 '''
 URI = "file:///loading/early.py"
 TEXT = "def early(values):\n    return "

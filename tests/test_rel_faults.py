@@ -138,22 +138,13 @@ async def test_cache_stays_under_a_tiny_budget():
 FAULT = r'''
 import os
 
-_FLAG = os.environ["LAYA_FAULT_FILE"]
+
+def _fail():
+    if os.path.exists(os.environ["LAYA_FAULT_FILE"]):
+        raise RuntimeError("injected fault inside generation")
 
 
-def _inject_fault(module):
-    """Make laya_lsp.engine.engine's decode_branches raise while the flag file exists."""
-    real = module.decode_branches
-
-    def faulty(*args, **kwargs):
-        if os.path.exists(_FLAG):
-            raise RuntimeError("injected fault inside generation")
-        return real(*args, **kwargs)
-
-    module.decode_branches = faulty
-
-
-PATCHES = {"laya_lsp.engine.engine": _inject_fault}
+PATCHES = {"laya_lsp.engine.engine": lambda module: wrap(module, "decode_branches", _fail)}
 '''
 
 
