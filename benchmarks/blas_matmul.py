@@ -1,6 +1,6 @@
 """MLX fp32 matmul speed with the BLAS the mlx[cpu] wheel bundles vs with OpenBLAS loaded as laya-lsp loads it.
 
-    python benchmarks/blas_matmul.py [--n 1024] [--reps 10]
+    python -m benchmarks.blas_matmul [--n 1024] [--reps 10]
 Runs both in fresh subprocesses in one go (`prepare_mlx()` before MLX is imported, or LAYA_NO_BLAS_PRELOAD=1),
 prints ms per n x n matmul and the ratio, and which library MLX's cblas_sgemm bound to in each (the dynamic
 linker's report); saves JSON under benchmarks/results/.
@@ -8,18 +8,12 @@ linker's report); saves JSON under benchmarks/results/.
 
 from __future__ import annotations
 
-import os
-import sys
-
-# benchmarks/typing.py would shadow the standard library's `typing` while this folder is on sys.path.
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
-
 import argparse
 import json
+import os
 import subprocess
-from pathlib import Path
+import sys
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import save
 
 PROBE = """

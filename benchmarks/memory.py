@@ -1,6 +1,6 @@
 """Resident memory of the server (idle, then with 20 open documents that each got completions) and cold start.
 
-    python benchmarks/memory.py [--model DIR] [--docs 20]
+    python -m benchmarks.memory [--model DIR] [--docs 20]
 RSS is read with psutil from the server process. Cold start is process start → first completion response over
 stdio, in a fresh server, split into: interpreter start (an empty `python -c pass`, same run), → initialize
 answered, model load, warm-up, → first answer. The import profile comes from another fresh server serving the same
@@ -9,27 +9,19 @@ first completion under `python -X importtime` (so the timed run carries no profi
 
 from __future__ import annotations
 
-import os
-import sys
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]  # benchmarks/typing.py shadows typing
-
 import argparse
 import asyncio
 import json
+import sys
 import sysconfig
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
 from benchmarks.peers.laya import pid_of
 from laya_lsp.replay import Buffer, ReplayClient, server_command
 
+ROOT = Path(__file__).resolve().parent.parent
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 DOC_FILES = ["textwrap.py", "json/decoder.py", "json/encoder.py", "string.py", "bisect.py", "heapq.py",
              "colorsys.py", "shlex.py", "fnmatch.py", "glob.py", "copy.py", "functools.py", "base64.py",

@@ -1,6 +1,6 @@
 """Fill-in-the-middle quality through the real LSP server, before and after post-processing.
 
-    python benchmarks/quality.py [--model DIR] [--candidates K] [--limit-multi 200] [--limit-heldout 400] [--quick]
+    python -m benchmarks.quality [--model DIR] [--candidates K] [--limit-multi 200] [--limit-heldout 400] [--quick]
 For each task the server gets a document (prefix + suffix) and a request at the cursor; the first candidate
 is scored by exact match and edit similarity against the true middle. Sets: HumanEval single-line and
 multi-line infilling (even problem ids, ../shared/evals) and the held-out real-code line set
@@ -10,12 +10,6 @@ rule's gain shows. Prints a table and saves JSON under benchmarks/results/.
 """
 
 from __future__ import annotations
-
-import os
-import sys
-
-# benchmarks/typing.py would shadow the standard library's `typing` while this folder is on sys.path.
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
 import argparse
 import asyncio
@@ -29,10 +23,10 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 from benchmarks.common import save
 from laya_lsp.replay import Buffer, ReplayClient, server_command
+
+ROOT = Path(__file__).resolve().parent.parent
 
 EVALS = ROOT.parent / "shared" / "evals"
 HELDOUT = ROOT / "benchmarks" / "data" / "heldout.jsonl"

@@ -1,6 +1,6 @@
 """Decode ms/token and prefill tokens/s per model shape and dtype, next to the memory-bandwidth floor.
 
-    python benchmarks/shapes.py [--model DIR] [--quick]
+    python -m benchmarks.shapes [--model DIR] [--quick]
 Shapes: the default model (its real weights) and random-initialised llama models with the shapes of
 Qwen2.5-Coder-0.5B and -1.5B (hidden/layers/heads/kv heads/intermediate/vocab from their config.json; llama
 blocks, so no q/k/v bias). Dtypes: fp32, bf16, 4-bit (mlx `nn.quantize`, group 64). Each (shape, dtype) runs in
@@ -12,24 +12,15 @@ floor is weight bytes / memory read bandwidth; bandwidth is measured here with a
 
 from __future__ import annotations
 
-import os
-import sys
-
-# benchmarks/typing.py shadows the standard library's `typing` while this folder is on sys.path (as it is
-# for scripts run from here): take it off before anything imports `typing`.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
-
 import argparse
 import json
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 # From the models' config.json (Qwen/Qwen2.5-Coder-0.5B, Qwen/Qwen2.5-Coder-1.5B); all tie embeddings.
 QWEN_SHAPES: dict[str, dict[str, Any]] = {
@@ -331,10 +322,10 @@ def main() -> int:
         spec = json.loads(args.worker)
         print(json.dumps(decode_breakdown(spec["model_dir"]) if spec.get("breakdown") else worker(spec)))
         return 0
-    from benchmarks.run_all import ensure_fast_blas
+    from laya_lsp.bootstrap import use_fast_blas
 
-    ensure_fast_blas()
-    from laya_lsp.engine.model import resolve_model
+    use_fast_blas()  # before laya_lsp.engine imports MLX
+    from laya_lsp.engine import resolve_model
 
     print(json.dumps(run_shapes(str(resolve_model(args.model)), args.quick), indent=1))
     return 0

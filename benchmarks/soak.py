@@ -1,7 +1,7 @@
 """Soak: replay typing over several documents through the real server (stdio only) for a long time, and report RSS
 over time and latency drift.
 
-    python benchmarks/soak.py [--minutes 30] [--model DIR] [--docs 4] [--interval-ms 110] [--sample-s 15]
+    python -m benchmarks.soak [--minutes 30] [--model DIR] [--docs 4] [--interval-ms 110] [--sample-s 15]
 
 Each document has a stretch of real source deleted and re-typed one keystroke at a time (didChange + a completion
 or inline request per keystroke, the previous request cancelled if still pending, like an editor); buffers switch
@@ -13,17 +13,11 @@ benchmarks/results/. Without --model (and without an embedded model) the tests' 
 
 from __future__ import annotations
 
-import os
-import sys
-
-# benchmarks/typing.py shadows the standard library's `typing` while this folder is on sys.path: take it off.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
-
 import argparse
 import asyncio
 import random
 import statistics
+import sys
 import sysconfig
 import time
 from pathlib import Path
@@ -31,11 +25,10 @@ from typing import Any
 
 import psutil
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-from lspclient import REQUEST_CANCELLED, LspClient, position_at
-
 from benchmarks.common import save
+from tests.lspclient import REQUEST_CANCELLED, LspClient, position_at
+
+ROOT = Path(__file__).resolve().parent.parent
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 SOURCES = [STDLIB / "textwrap.py", STDLIB / "json" / "decoder.py", STDLIB / "string.py", STDLIB / "shlex.py",
@@ -46,7 +39,7 @@ def default_model() -> Path:
     embedded = ROOT / "laya_lsp" / "models" / "default"
     if (embedded / "config.json").exists():
         return embedded
-    from conftest import TINY_MODEL  # builds the tests' tiny random model once (no download)
+    from tests.conftest import TINY_MODEL  # builds the tests' tiny random model once (no download)
 
     return TINY_MODEL
 

@@ -31,7 +31,7 @@ def collect(settings: Settings) -> dict[str, Any]:
     import mlx.core as mx
     import psutil
 
-    from .engine.model import ModelLoadError, resolve_model
+    from .engine import ModelLoadError, resolve_model
 
     vm = psutil.virtual_memory()
     info: dict[str, Any] = {

@@ -261,7 +261,7 @@ CUSTOM_RESULT_SCHEMAS: dict[str, dict] = {
         "required": ["uri", "text", "version"],
         "additionalProperties": False,
         "properties": {"uri": {"type": "string"}, "text": {"type": "string"}, "version": {"type": ["integer", "null"]},
-                       "syntaxInStep": {"type": ["boolean", "null"]}, "treeInStep": {"type": ["boolean", "null"]}},
+                       "treeInStep": {"type": ["boolean", "null"]}},
     },
 }
 _JSON_TYPES = {

@@ -72,4 +72,4 @@ def test_disconnect_mid_prefill_cancels_and_keeps_the_prefilled_part(server):
         assert docs.get("session:gone", 0) > 0, "the prefilled part of the cache is kept for the next request"
         # and the next request of the session starts from it
         again = c.post("/v1/complete", json={"text": long_text(99), "session": "gone"}, timeout=120).json()
-        assert again["status"] == "ok" and again["timings"]["reusedTokens"] > 0
+        assert again["status"] == "ok" and again["stats"]["reused_tokens"] > 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,7 @@ from .decode import Cancelled, DecodeSettings, decode_branches, prefill_chunked
 from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
 from .scheduler import Job, Scheduler
 from .stats import RequestStats, StatsBook
+from .work import ModelWork, work_job
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,20 @@ class CompletionResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass
+class ModelInfo:
+    """The loaded model as callers outside the engine see it (names, size, prompt format, load timings)."""
+
+    name: str
+    path: str
+    params: int
+    dtype: str
+    fim: str
+    layout: str
+    repo_level: bool  # its FIM format has repository tokens: cross-file context can go before the prompt
+    timings: dict[str, float] = field(default_factory=dict)
+
+
 def trailing_blanks(prefix: str) -> str:
     """Spaces/tabs typed after code on the cursor's line ("return ", "x = ").
 
@@ -91,7 +107,7 @@ class Engine:
         self.load_error: str | None = None
 
     # -- model lifecycle ---------------------------------------------------------------------------------
-    def load(self, spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> LoadedModel:
+    def load(self, spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> ModelInfo:
         """Load (or reload) a model on the worker and warm it up. Raises ModelLoadError; the old model stays."""
 
         def do_load() -> LoadedModel:
@@ -103,10 +119,13 @@ class Engine:
             return lm
 
         try:
-            return self.scheduler.call(do_load).result()
+            self.scheduler.call(do_load).result()
         except ModelLoadError as exc:
             self.load_error = str(exc)
             raise
+        info = self.model_info()
+        assert info is not None
+        return info
 
     def apply_settings(self, settings: EngineSettings) -> None:
         self.settings = settings
@@ -129,13 +148,50 @@ class Engine:
         """Free the document's cache (on the worker, after any running job)."""
         self.scheduler.call(lambda: self.caches.drop(doc_id) if self.caches else None)
 
-    def cache_bytes(self) -> dict[str, int]:
-        fut = self.scheduler.call(lambda: self.caches.bytes_by_doc() if self.caches else {})
-        return fut.result(timeout=30)
+    # -- the facade for callers outside engine/ (with load, apply_settings, shutdown, close_document and
+    # complete above): nothing else of the engine is reached from outside ----------------------------------
+    def model_info(self) -> ModelInfo | None:
+        """The loaded model, or None while none is loaded (see `load_error` for why)."""
+        lm = self.lm
+        if lm is None:
+            return None
+        return ModelInfo(lm.name, lm.path, lm.n_params, lm.dtype, lm.fim.name, lm.fim.preferred_layout,
+                         lm.builder.repo_level, dict(lm.timings))
 
-    def on_worker(self, fn: Callable[[], Any]) -> Any:
-        """Run `fn` on the inference worker (for other engine users, e.g. decisions) and wait for it."""
-        return self.scheduler.call(fn).result()
+    def cancel(self, job: Job) -> None:
+        """Cancel a job: a queued one is answered at once, a running one stops at its next check."""
+        self.scheduler.cancel(job)
+
+    def prefill(self, req: CompletionRequest) -> Job:
+        """Warm a document's cache for the request's prompt in the background (no decoding)."""
+        req.background, req.max_tokens = True, 0
+        return self.complete(req)
+
+    def submit_work(self, kind: str, doc_id: str | None, work: Callable[[ModelWork], Any],
+                    latest_wins: bool = False) -> Job:
+        """Run `work(model)` on the inference worker (decisions, code actions); the job's future resolves to a
+        `WorkResult`, or raises `ModelUnavailable` without a model. With `doc_id`, `model` reuses that
+        document's cache; `latest_wins` lets a newer job of the same kind and document supersede this one."""
+        return self.scheduler.submit(work_job(self, kind, doc_id, work, latest_wins))
+
+    def prompt_for(self, req: CompletionRequest) -> list[int]:
+        """The token ids `req` would be sent to the model as now, without running it (the document's window
+        moves as the request's would): benchmarks replay exactly these prompts through other systems."""
+        return self.scheduler.call(lambda: self._prompt(req)).result()
+
+    def measure_caches(self) -> Future:
+        """Cache bytes per document, read on the worker (after any running job): a future of {doc_id: bytes}."""
+        return self.scheduler.call(lambda: self.caches.bytes_by_doc() if self.caches else {})
+
+    def queue_state(self) -> dict[str, Any]:
+        """The scheduler's queue as `laya/stats` reports it."""
+        s = self.scheduler
+        return {"queued": s.queued(), "running": s.running_key(), "dropped": s.dropped, "superseded": s.superseded}
+
+    @property
+    def evictions(self) -> int:
+        """Documents whose cache was evicted to stay within the byte budget, so far."""
+        return self.caches.evictions if self.caches else 0
 
     # -- completions -------------------------------------------------------------------------------------
     def complete(self, req: CompletionRequest) -> Job:

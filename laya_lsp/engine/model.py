@@ -71,10 +71,6 @@ class LoadedModel:
         return self.tokenizer.decode(ids)
 
 
-def default_model_path() -> Path:
-    return DEFAULT_MODEL_DIR
-
-
 def resolve_model(spec: str | None, allow_download: bool = False) -> Path:
     """Turn a model setting into a local directory. Offline unless `allow_download`.
 
