@@ -5,7 +5,6 @@ so it runs in the data-loader workers.
 from __future__ import annotations
 
 import bisect
-import json
 import random
 from pathlib import Path
 
@@ -83,7 +82,6 @@ class SampleMaker:
         vocab = self.tok.get_vocab_size()
         self.piece = [self.tok.decode([i], skip_special_tokens=False).encode() for i in range(vocab)]
         # byte-exact pieces: ByteLevel decode of a lone token can be a partial UTF-8 sequence -> use the byte map
-        from tokenizers import decoders  # noqa: F401  (documented dependency)
         byte_dec = {c: b for b, c in _bytes_to_unicode().items()}
         for t, i in self.tok.get_vocab().items():
             if i >= 7:
