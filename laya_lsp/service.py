@@ -294,5 +294,4 @@ class CompletionService:
         plan = CompletionPlan(True, "warm-up")
         req = self._engine_request(doc_id, doc, offset, "warm-up", plan, None, debounce=False, background=True,
                                    source="warm-up")
-        req.max_tokens = 0
-        return self.engine.complete(req)
+        return self.engine.prefill(req)

@@ -16,7 +16,7 @@ from typing import Any
 from ..config import Settings
 from ..engine.cache import DocumentCache
 from ..engine.context import suffix_ids
-from ..engine.decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
+from ..engine.decode import CancelToken, DecodeSettings, LineStop, decode_branches, prefill_chunked
 from ..engine.model import LoadedModel
 from ..engine.score import borrow, score_options
 from ..service import syntax_settings
@@ -72,8 +72,8 @@ def generate(lm: LoadedModel, cache: DocumentCache, text: str, offset: int, s: S
     prompt = b.build(pre, suf).ids or [lm.tokenizer.eos_token_id or 0]
     cache = borrow(lm, cache, prompt)  # a completion's prompt in the document cache survives the action
     res = prefill_chunked(lm.model, cache, prompt, s.prefill_chunk, cancel)
-    dec = DecodeSettings(k=k, max_tokens=max_tokens, max_lines=max_lines, stop_ids=lm.stop_ids)
-    branches = decode_branches(lm.model, cache, res.logits, dec, lm.newline_ids, cancel, lm.blank_ids)
+    stop = LineStop(max_lines, frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids)
+    branches = decode_branches(lm.model, cache, res.logits, DecodeSettings(k, max_tokens, stop), cancel)
     out = [Generated(lm.decode(br.ids), br.logprob, len(br.ids)) for br in branches]
     return sorted(out, key=lambda g: -g.logprob)
 
