@@ -141,7 +141,7 @@ _FLAG = os.environ["LAYA_FAULT_FILE"]
 
 
 class _InjectFault:
-    """After laya_lsp.engine.engine is imported, make its decode_branches raise while the flag file exists."""
+    """After laya_lsp.engine.engine is imported, make its complete_steps raise while the flag file exists."""
 
     def find_spec(self, name, path, target=None):
         if name != "laya_lsp.engine.engine":
@@ -155,14 +155,14 @@ class _InjectFault:
 
         def patched(module):
             exec_module(module)
-            real = module.decode_branches
+            real = module.complete_steps
 
             def faulty(*args, **kwargs):
                 if os.path.exists(_FLAG):
                     raise RuntimeError("injected fault inside generation")
                 return real(*args, **kwargs)
 
-            module.decode_branches = faulty
+            module.complete_steps = faulty
 
         spec.loader.exec_module = patched
         return spec
