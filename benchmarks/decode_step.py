@@ -97,11 +97,12 @@ class Bench:
         return times
 
     def laya(self, ctx: int, k: int, steps: int, eager: bool = False) -> list[float]:
-        from laya_lsp.engine.decode import CancelToken, DecodeSettings, branch_steps
+        from laya_lsp.engine.decode import CancelToken, DecodeSettings, branch_steps, first_tokens
 
         dm = self.eager if eager else self.compiled
         doc, logits = self.doc(ctx)
-        coro = branch_steps(dm, doc, logits, DecodeSettings(k=k, max_tokens=steps + 1), CancelToken())
+        s = DecodeSettings(k=k, max_tokens=steps + 1)
+        coro = branch_steps(dm, doc, *first_tokens(logits, s), s, CancelToken())
         work, times = next(coro), []
         try:
             while True:

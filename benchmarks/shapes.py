@@ -276,11 +276,12 @@ def decode_breakdown(model_dir: str, contexts: tuple[int, ...] = (64, 1024), rep
 
 def _laya_step_ms(dm: Any, doc: Any, logits: Any, k: int, reps: int) -> float:
     """Median ms of laya's compiled branch step (decode core included) on a document's cache."""
-    from laya_lsp.engine.decode import CancelToken, DecodeSettings, branch_steps
+    from laya_lsp.engine.decode import CancelToken, DecodeSettings, branch_steps, first_tokens
 
     times: list[float] = []
     for _ in range(max(1, reps // 10)):
-        coro = branch_steps(dm, doc, logits, DecodeSettings(k=k, max_tokens=12), CancelToken())
+        s = DecodeSettings(k=k, max_tokens=12)
+        coro = branch_steps(dm, doc, *first_tokens(logits, s), s, CancelToken())
         work = next(coro)
         try:
             while True:

@@ -171,34 +171,40 @@ def prefill_steps(dm: DecodeModel, doc: DocumentCache, prompt: list[int], chunk:
     return keep, prompt[end:]
 
 
-def branch_steps(dm: DecodeModel, doc: DocumentCache, logits: mx.array, s: DecodeSettings,
-                 cancel: CancelToken) -> Steps[list[Branch]]:
-    """Decode up to `s.k` branches after the document's prompt, whose last logits are `logits` (vocab,).
-
-    The branches start from the k most likely first tokens (k == 1: the sampler's choice) and go on with the
-    sampler, all in one step per token; a branch the stop rule ended keeps being fed (its rows keep the step's
-    shape) but no longer emits. Generated tokens never stay in the document's cache.
-    """
+def first_tokens(logits: mx.array, s: DecodeSettings) -> tuple[mx.array, list[Branch]]:
+    """The branches' first tokens from the prompt's last logits (vocab,): the k most likely (k == 1: the
+    sampler's choice), as an array to feed and as branches that emitted them (one evaluation)."""
     k = max(1, s.k)
     rows = logits[None]
-    history = mx.zeros((1, 0), dtype=mx.int32)
     for process in s.logits_processors:
-        rows = process(history, rows)
+        rows = process(mx.zeros((1, 0), dtype=mx.int32), rows)
     lp = rows[0] - mx.logsumexp(rows[0])
     if k == 1:
         firsts = s.sampler(lp[None])
     else:
         top = mx.argpartition(-lp, kth=k - 1)[:k]
         firsts = top[mx.argsort(-lp[top])]
-    first_ids: list[int] = firsts.tolist()  # type: ignore[assignment]
-    first_lp: list[float] = lp[firsts].tolist()  # type: ignore[assignment]
-    branches = [Branch([]) for _ in first_ids]
-    for b, t, l in zip(branches, first_ids, first_lp):
+    chosen = lp[firsts]
+    mx.eval(firsts, chosen)
+    ids: list[int] = firsts.tolist()  # type: ignore[assignment]
+    lps: list[float] = chosen.tolist()  # type: ignore[assignment]
+    branches = [Branch([]) for _ in ids]
+    for b, t, l in zip(branches, ids, lps):
         b.feed(t, l, s.stop)
+    return firsts.astype(mx.int32), branches
+
+
+def branch_steps(dm: DecodeModel, doc: DocumentCache, tokens: mx.array, branches: list[Branch], s: DecodeSettings,
+                 cancel: CancelToken) -> Steps[list[Branch]]:
+    """Go on decoding `branches` (from `first_tokens`) after the document's prompt, feeding them `tokens`.
+
+    All branches take one step together per token, with the sampler choosing each row's next token; a branch
+    the stop rule ended keeps being fed (its row keeps the step's shape) but no longer emits. Generated tokens
+    never stay in the document's cache.
+    """
     if s.max_tokens <= 1 or all(b.done for b in branches):
         return branches
     state = dm.open(doc, len(branches), s.max_tokens)
-    tokens = firsts.astype(mx.int32)
     history = tokens[:, None]
     try:
         for _ in range(1, s.max_tokens):
@@ -211,6 +217,7 @@ def branch_steps(dm: DecodeModel, doc: DocumentCache, logits: mx.array, s: Decod
             lp = out - mx.logsumexp(out, axis=-1, keepdims=True)
             tokens = s.sampler(lp).astype(mx.int32)
             chosen = mx.take_along_axis(lp, tokens[:, None], axis=-1)[:, 0]
+            mx.eval(tokens, chosen)  # one evaluation per step
             ids: list[int] = tokens.tolist()  # type: ignore[assignment]
             lps: list[float] = chosen.tolist()  # type: ignore[assignment]
             for b, t, l in zip(branches, ids, lps):
@@ -230,9 +237,9 @@ def complete_steps(dm: DecodeModel, doc: DocumentCache, prompt: list[int], s: De
     reused, tail = yield from prefill_steps(dm, doc, prompt, chunk, cancel, room=max(1, s.k) * s.max_tokens)
     cancel.check()
     logits = yield Extend(doc, tail)
-    mx.eval(logits)
+    tokens, branches = first_tokens(logits, s)
     t1 = time.perf_counter()
-    branches = yield from branch_steps(dm, doc, logits, s, cancel)
+    branches = yield from branch_steps(dm, doc, tokens, branches, s, cancel)
     return Decoded(branches, reused, len(prompt) - reused, (t1 - t0) * 1000, (time.perf_counter() - t1) * 1000)
 
 
@@ -265,6 +272,7 @@ def prefill_chunked(model: Any, doc: DocumentCache, prompt: list[int], chunk: in
 
 def decode_branches(model: Any, doc: DocumentCache, first_logits: mx.array, s: DecodeSettings,
                     cancel: CancelToken) -> list[Branch]:
-    """Decode branches after a prompt `doc` covers, from its last logits (see `branch_steps`)."""
+    """Decode branches after a prompt `doc` covers, from its last logits (see `first_tokens`, `branch_steps`)."""
     dm = decode_model(model)
-    return run_alone(dm, branch_steps(dm, doc, first_logits, s, cancel))
+    tokens, branches = first_tokens(first_logits, s)
+    return run_alone(dm, branch_steps(dm, doc, tokens, branches, s, cancel))

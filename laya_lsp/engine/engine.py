@@ -53,6 +53,8 @@ class CompletionRequest:
     source: str = "model"
     # Chunks of other files as (path, text), placed before the document so they stay cached.
     context: list[tuple[str, str]] = field(default_factory=list)
+    # A prompt already built (token ids), answered as it is: `text` and `offset` then only matter for healing.
+    prompt_ids: list[int] | None = None
 
 
 @dataclass
@@ -169,14 +171,17 @@ class Engine:
         return self.scheduler.submit(job)
 
     def _batch(self, work: list[Work]) -> list[mx.array]:
-        """The scheduler's round: every in-flight request's work in one step, evaluated together."""
+        """The scheduler's round: every in-flight request's work in one step, started at once (each request
+        waits only for its own part when it reads it)."""
         assert self.decoder is not None
         out = self.decoder.forward(work)
-        mx.eval(out)
+        mx.async_eval(out)
         return out
 
     def _prompt(self, req: CompletionRequest) -> list[int]:
         assert self.lm is not None and self.caches is not None
+        if req.prompt_ids is not None:
+            return req.prompt_ids
         s, b = self.settings, self.lm.builder
         doc = self.caches.get(req.doc_id)
         offset = max(0, min(req.offset, len(req.text)))
