@@ -189,18 +189,20 @@ class Batcher:
         return [w * 2 for w in work]
 
 
-def stepped(key: str, steps: int, log: list[str] | None = None, **kw) -> Job:
+def stepped(key: str, steps: int, log: list[str] | None = None, label: str = "", **kw) -> Job:
     """A job whose coroutine asks for `steps` pieces of work named after its key and returns their answers."""
 
     def run(job: Job):
         got = []
+        if log is not None and label:
+            log.append(f"start {label}")
         try:
             for i in range(steps):
                 job.token.check()
                 got.append((yield f"{job.key}{i}"))
         finally:
             if log is not None:
-                log.append(f"closed {job.key}")
+                log.append(f"closed {label or job.key}")
         return got
 
     return make(key, run, **kw)
@@ -289,3 +291,17 @@ def test_stop_answers_stepped_jobs_in_flight():
     release.set()
     assert job.future.result(2) == "shutdown"
     s.join(2)
+
+
+def test_a_superseded_stepped_job_is_closed_before_its_successor_starts(sched: Scheduler):
+    """Two jobs of one document never work on its cache at once: the old one's clean-up runs first."""
+    sched.batch = Batcher()
+    log: list[str] = []
+    gate = held(sched)
+    old = sched.submit(stepped("doc", 10**6, log, label="old"))
+    gate.set()
+    while not sched.batch.rounds:  # the old job is in flight
+        time.sleep(0.001)
+    new = sched.submit(stepped("doc", 2, log, label="new"))
+    assert old.future.result(2) == "superseded" and new.future.result(2)
+    assert log.index("closed old") < log.index("start new"), log

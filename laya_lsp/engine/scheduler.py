@@ -250,6 +250,7 @@ class Scheduler:
 
     def _start(self, job: Job) -> None:
         """Run a job, or, when it turns out stepped, advance its coroutine to the first work it asks for."""
+        self._reap()  # a job it superseded must be closed before it touches the same document's cache
         job.started = time.perf_counter()
         job.debounced_s = max(0.0, (job.ready_at or job.created) - job.created)
         try:
@@ -268,6 +269,7 @@ class Scheduler:
 
     def _round(self) -> None:
         """One step for every stepped job in flight: their work computed in one `batch` call, results sent back."""
+        self._reap()
         flights = list(self._flights)
         asking = [f for f in flights if f.work is not None]
         results: dict[int, Any] = {}
@@ -288,6 +290,14 @@ class Scheduler:
                         results[id(f)] = exc
         for f in flights:
             self._advance(f, results.get(id(f)))
+
+    def _reap(self) -> None:
+        """Close the stepped jobs cancelled since the last round (their clean-up runs now): cancelled work is never
+        computed, and the next job for their document starts from a cache they no longer use."""
+        for flight in [f for f in self._flights if f.job.token.cancelled]:
+            flight.steps.close()
+            self._flights.remove(flight)
+            self._done(flight.job, Cancelled(flight.job.token.reason))
 
     def _advance(self, flight: _InFlight, result: Any) -> None:
         """Send a stepped job its result (an exception is thrown into it); it asks for more work or ends."""
