@@ -21,6 +21,7 @@ class RequestStats:
     prefill_ms: float = 0.0
     decode_tokens: int = 0
     decode_ms: float = 0.0
+    shared_steps: int = 0  # model steps computed together with other documents' requests
     postprocess_ms: float = 0.0
     total_ms: float = 0.0
     candidates: int = 0
@@ -47,7 +48,7 @@ def percentile(values: list[float], q: float) -> float:
     if not values:
         return 0.0
     s = sorted(values)
-    idx = min(len(s) - 1, max(0, int(round(q / 100 * (len(s) - 1)))))
+    idx = min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))
     return s[idx]
 
 

@@ -351,4 +351,4 @@ class CompletionFlow:
     def _prefill(self, doc_id: str, doc: SyntaxDocument, offset: int) -> None:
         plan = CompletionPlan(True, "warm-up")
         self.engine.prefill(self.request_for(doc_id, doc, offset, "warm-up", plan, None, debounce=False,
-                                                 source="warm-up"))
+                                             background=True, source="warm-up"))
