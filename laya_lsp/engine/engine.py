@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,20 +94,26 @@ class Engine:
     # -- model lifecycle ---------------------------------------------------------------------------------
     def load(self, spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> LoadedModel:
         """Load (or reload) a model on the worker and warm it up. Raises ModelLoadError; the old model stays."""
+        return self.start_load(spec, allow_download, progress).result()
+
+    def start_load(self, spec: str | None, allow_download: bool = False,
+                   progress: Progress | None = None) -> Future[LoadedModel]:
+        """Queue a load on the worker now, without waiting: every job submitted after this call runs after the
+        load (control calls go first), so it sees the new model or the load error, never no model at all."""
 
         def do_load() -> LoadedModel:
-            lm = load_model(spec, allow_download, progress)
+            try:
+                lm = load_model(spec, allow_download, progress)
+            except ModelLoadError as exc:
+                self.load_error = str(exc)
+                raise
             warm_up(lm, self.settings.prefill_chunk, self.settings.candidates, progress)
             self.lm = lm
             self.caches = CacheStore(lm.model, int(self.settings.cache_budget_mb * 2**20))
             self.load_error = None
             return lm
 
-        try:
-            return self.scheduler.call(do_load).result()
-        except ModelLoadError as exc:
-            self.load_error = str(exc)
-            raise
+        return self.scheduler.call(do_load)
 
     def apply_settings(self, settings: EngineSettings) -> None:
         self.settings = settings

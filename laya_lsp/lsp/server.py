@@ -115,46 +115,61 @@ class LayaServer(LanguageServer):
         caps = self.client_capabilities
         return bool(caps and caps.window and caps.window.work_done_progress)
 
-    async def load_model(self) -> None:
-        """Load the configured model on the worker, reporting $/progress where the client supports it."""
+    def load_model(self) -> asyncio.Task:
+        """Queue the configured model's load on the worker now, so that every job submitted after this call (a
+        document's warm-up, a completion) runs on the loaded model, and follow it in a task that reports
+        $/progress where the client supports it."""
         loop = asyncio.get_running_loop()
         token: str | None = None
-        if self.supports_progress():
-            self._progress_n += 1
-            token = f"laya-load-model-{self._progress_n}"
-            try:
-                # Bounded: a client that never answers would otherwise keep the model from ever loading.
-                await asyncio.wait_for(self.work_done_progress.create_async(token), PROGRESS_CREATE_TIMEOUT_S)
-                self.work_done_progress.begin(
-                    token, lsp.WorkDoneProgressBegin(title="laya: loading model", percentage=0, cancellable=False)
-                )
-            except Exception:
-                log.exception("work done progress refused")
-                token = None
+        latest: lsp.WorkDoneProgressReport | None = None  # the last step, resent once the client accepts a token
 
-        def progress(message: str, pct: int) -> None:
+        def report(message: str, pct: int) -> None:
+            nonlocal latest
+            latest = lsp.WorkDoneProgressReport(message=message, percentage=pct)
             if token is not None:
-                report = lsp.WorkDoneProgressReport(message=message, percentage=pct)
-                loop.call_soon_threadsafe(self.work_done_progress.report, token, report)
+                self.work_done_progress.report(token, latest)
+
+        def progress(message: str, pct: int) -> None:  # called on the worker
+            loop.call_soon_threadsafe(report, message, pct)
 
         s = self.settings
-        try:
-            lm = await loop.run_in_executor(None, lambda: self.engine.load(s.model or None, s.allow_download, progress))
-            self.log_info(
-                f"model {lm.name} ({lm.n_params / 1e6:.1f}M params, {lm.dtype}, FIM {lm.fim.name}/"
-                f"{lm.fim.preferred_layout}) loaded in {lm.timings['load_ms']:.0f} ms, "
-                f"warm-up {lm.timings['warmup_ms']:.0f} ms"
-            )
-            end = "ready"
-        except ModelLoadError as exc:
-            self.show_error(f"model not loaded: {exc}")
-            end = "failed"
-        except Exception as exc:
-            log.exception("model load failed")
-            self.show_error(f"model not loaded: {type(exc).__name__}: {exc}")
-            end = "failed"
-        if token is not None:
-            self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=end))
+        loading = asyncio.wrap_future(self.engine.start_load(s.model or None, s.allow_download, progress))
+
+        async def follow() -> None:
+            nonlocal token
+            if self.supports_progress():
+                self._progress_n += 1
+                name = f"laya-load-model-{self._progress_n}"
+                try:
+                    # Bounded: a client that never answers gets no progress (the model loads regardless).
+                    await asyncio.wait_for(self.work_done_progress.create_async(name), PROGRESS_CREATE_TIMEOUT_S)
+                    self.work_done_progress.begin(
+                        name, lsp.WorkDoneProgressBegin(title="laya: loading model", percentage=0, cancellable=False)
+                    )
+                    token = name
+                    if latest is not None:
+                        self.work_done_progress.report(token, latest)
+                except Exception:
+                    log.exception("work done progress refused")
+            try:
+                lm = await loading
+                self.log_info(
+                    f"model {lm.name} ({lm.n_params / 1e6:.1f}M params, {lm.dtype}, FIM {lm.fim.name}/"
+                    f"{lm.fim.preferred_layout}) loaded in {lm.timings['load_ms']:.0f} ms, "
+                    f"warm-up {lm.timings['warmup_ms']:.0f} ms"
+                )
+                end = "ready"
+            except ModelLoadError as exc:
+                self.show_error(f"model not loaded: {exc}")
+                end = "failed"
+            except Exception as exc:
+                log.exception("model load failed")
+                self.show_error(f"model not loaded: {type(exc).__name__}: {exc}")
+                end = "failed"
+            if token is not None:
+                self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=end))
+
+        return asyncio.ensure_future(follow())
 
     async def wait_for_model(self) -> None:
         """Requests that arrive while a model is loading wait for it rather than answering empty."""
@@ -174,7 +189,7 @@ class LayaServer(LanguageServer):
         if new.threads and new.threads != old.threads:
             set_blas_threads(new.threads)
         if (new.model, new.allow_download) != (old.model, old.allow_download):
-            self._load_task = asyncio.ensure_future(self.load_model())
+            self._load_task = self.load_model()
 
 
 class _FlushingWriter:
@@ -217,10 +232,10 @@ def _register_lifecycle(server: LayaServer) -> None:
 
     @server.feature(lsp.INITIALIZED)
     def initialized(ls: LayaServer, _params: lsp.InitializedParams) -> None:
-        # Synchronous on purpose: the load task exists before any later request is handled.
+        # Synchronous on purpose: the load is queued on the worker before any later message is handled.
         if ls._pending_error:
             ls.show_error(ls._pending_error)
-        ls._load_task = asyncio.ensure_future(ls.load_model())
+        ls._load_task = ls.load_model()
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: LayaServer, params: lsp.DidChangeConfigurationParams) -> None:

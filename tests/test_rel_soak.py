@@ -1,0 +1,55 @@
+"""Regressions the 30-minute soak found, driven through the real server over stdio."""
+
+from __future__ import annotations
+
+import asyncio
+
+from conftest import SERVER_CMD
+from lspclient import LspClient
+
+TEXTS = {f"file:///soak/doc{i}.py": f"def f{i}(x):\n    return x + {i}\n\n\nclass C{i}:\n    pass\n" for i in range(3)}
+
+
+async def _stats_when(c: LspClient, ready: object, timeout_s: float = 60) -> dict:
+    """Poll `laya/stats` until `ready(summary)` holds; generous timeout only to catch a hang."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            stats = await c.call("laya/stats", {"recent": 0})
+            if ready(stats["summary"]):  # type: ignore[operator]
+                return stats
+            await asyncio.sleep(0.05)
+
+
+async def test_documents_opened_while_the_model_loads_are_warmed_not_errors():
+    """The soak's 4 engine errors were its 4 documents' warm-ups: opened before the model load reached the
+    inference worker (the server first waits for window/workDoneProgress/create), they ran on no model.
+    Holding that answer back makes the window seconds wide; every warm-up must run on the loaded model."""
+    c = await LspClient.spawn(SERVER_CMD, default_timeout=30)
+    dispatch = c._dispatch
+    held: list[dict] = []
+
+    async def hold_progress_create(msg: dict) -> None:
+        if isinstance(msg, dict) and msg.get("method") == "window/workDoneProgress/create":
+            held.append(msg)  # answered only after the documents are open
+            return
+        await dispatch(msg)
+
+    c._dispatch = hold_progress_create  # type: ignore[method-assign]
+    try:
+        await c.initialize()
+        for uri, text in TEXTS.items():
+            await c.did_open(uri, text)
+        async with asyncio.timeout(30):
+            while not held:
+                await asyncio.sleep(0.01)
+        await c.send({"jsonrpc": "2.0", "id": held[0]["id"], "result": None})
+        stats = await _stats_when(c, lambda s: s["requests"] >= len(TEXTS))
+        summary = stats["summary"]
+        assert summary["by_status"] == {"ok": len(TEXTS)}, summary
+        assert summary["by_source"] == {"warm_up": len(TEXTS)}, summary
+        assert sorted(d["uri"] for d in stats["documents"]) == sorted(TEXTS), stats["documents"]
+        assert all(d["cacheBytes"] > 0 for d in stats["documents"]), stats["documents"]
+        assert await c.shutdown_and_exit() == 0
+    finally:
+        await c.close()
+
