@@ -53,3 +53,23 @@ async def test_documents_opened_while_the_model_loads_are_warmed_not_errors():
     finally:
         await c.close()
 
+
+async def test_engine_errors_are_counted_by_cause(tmp_path):
+    """A request that ends in an engine error leaves its cause in `laya/stats` (`by_error`), which outlives the
+    recent records a long run pushes out, so a soak can report what failed."""
+    missing = tmp_path / "no-model-here"
+    c = await LspClient.spawn([*SERVER_CMD[:-1], str(missing)], default_timeout=30)
+    try:
+        await c.initialize()
+        uri, text = next(iter(TEXTS.items()))
+        await c.did_open(uri, text)
+        resp = await c.completion(uri, 1, 4)
+        assert "error" not in resp, resp  # answered (empty), not a protocol error
+        summary = (await c.call("laya/stats", {"recent": 0}))["summary"]
+        causes = summary["by_error"]
+        assert sum(causes.values()) == summary["by_status"]["error"] >= 1, summary
+        assert all(str(missing) in cause for cause in causes), causes
+        assert await c.shutdown_and_exit() == 0
+    finally:
+        await c.close()
+

@@ -226,6 +226,12 @@ class Engine:
             self.caches.enforce_budget(keep=req.doc_id)
         except Cancelled:
             raise  # recorded by _dropped, with the partial prefill already counted in `st`
+        except Exception as exc:
+            # The caller gets the exception; the stats keep its cause, so a long run can tell what failed.
+            st.status, st.source, st.error = "error", "none", f"{type(exc).__name__}: {exc}"
+            st.total_ms = (time.perf_counter() - job.created) * 1000
+            self.stats.record(st)
+            raise
         cands = self._candidates(branches, heal)
         st.candidates = len(cands)
         st.total_ms = (time.perf_counter() - job.created) * 1000
