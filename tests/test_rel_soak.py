@@ -73,3 +73,33 @@ async def test_engine_errors_are_counted_by_cause(tmp_path):
     finally:
         await c.close()
 
+
+async def test_keystrokes_leave_no_objects_behind():
+    """The soak's RSS grew ~1 KB per keystroke: pygls kept every notification's handler future. Thousands of
+    didChange notifications must not grow the server's Python objects (the `laya/stats` memory report)."""
+    c = await LspClient.spawn(SERVER_CMD, default_timeout=30)
+    try:
+        await c.initialize()
+        uri, text = next(iter(TEXTS.items()))
+        await c.did_open(uri, text)
+        version = 1
+
+        async def type_and_erase(n: int) -> None:
+            nonlocal version
+            end = {"line": 6, "character": 0}
+            for i in range(n):
+                version += 1
+                change = {"range": {"start": end, "end": end}, "text": "x"} if i % 2 == 0 else \
+                    {"range": {"start": end, "end": {"line": 6, "character": 1}}, "text": ""}
+                await c.did_change(uri, version, [change])
+
+        await type_and_erase(200)  # warm: first-use caches fill here
+        before = (await c.call("laya/stats", {"recent": 0, "memory": True}))["memory"]
+        await type_and_erase(2000)
+        after = (await c.call("laya/stats", {"recent": 0, "memory": True}))["memory"]
+        assert (await c.call("laya/documentText", {"uri": uri}))["version"] == version  # all were applied
+        assert after["objectGrowth"].get("Future", 0) < 50, after["objectGrowth"]
+        assert after["pythonObjects"] - before["pythonObjects"] < 2000, (before["pythonObjects"], after)
+        assert await c.shutdown_and_exit() == 0
+    finally:
+        await c.close()

@@ -7,6 +7,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 
+from ..memory import MemoryProbe
 from ..report import engine_report
 from .server import STATS_METHOD, LayaServer
 
@@ -25,6 +26,8 @@ FOCUS_METHOD = "laya/focus"
 
 
 def register(server: LayaServer) -> None:
+    probe = MemoryProbe()
+
     @server.feature(FOCUS_METHOD)
     def focus(ls: LayaServer, params: Any) -> None:
         """Notification {textDocument: {uri}, position}: the user is in this buffer at this position; its cache
@@ -47,11 +50,18 @@ def register(server: LayaServer) -> None:
 
     @server.feature(STATS_METHOD)
     async def stats(ls: LayaServer, params: Any = None) -> dict[str, Any]:
-        """Recent requests and aggregates; params: {"recent": N (default 50), "reset": bool}."""
+        """Recent requests and aggregates; params: {"recent": N (default 50), "reset": bool, "memory": bool}.
+        With "memory", also where the server's memory is (laya_lsp/memory.py; slow: for soaks and bug reports)."""
         n = _get(params, "recent", 50)
         n = n if isinstance(n, int) and n >= 0 else 50
         reset = _get(params, "reset", False) is True
-        return await engine_report(ls.engine, int(ls.settings.cache_budget_mb * 2**20), n, reset, cache_wait_s=None)
+        out = await engine_report(ls.engine, int(ls.settings.cache_budget_mb * 2**20), n, reset, cache_wait_s=None)
+        if _get(params, "memory", False) is True:
+            out["memory"] = probe.report({
+                "syntaxDocuments": len(ls.syntax_docs), "workspaceDocuments": len(ls.workspace.text_documents),
+                "statsKept": len(ls.engine.stats.recent()), "crossFileChunks": len(ls.completions.ring),
+            })
+        return out
 
     @server.feature(DOCUMENT_TEXT_METHOD)
     def document_text(ls: LayaServer, params: Any = None) -> dict[str, Any] | None:

@@ -182,6 +182,14 @@ class LayaProtocol(LanguageServerProtocol):
         use_lsp_lines(self._workspace)  # LSP's line model (textdoc.py), before any document is opened
         return result
 
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        super()._handle_notification(method_name, params)
+        # pygls 2.1.1 files each notification's handler future in _request_futures under a fresh uuid and never
+        # removes it (a Future per keystroke: the soak's slow RSS growth). A finished future has no business
+        # there (requests pop theirs when done), so finished ones go.
+        for key in [k for k, f in self._request_futures.items() if f.done()]:
+            del self._request_futures[key]
+
     def reply_error(self, msg_id: Any, code: int, message: str) -> None:
         # Built by hand: lsprotocol drops `"id": null`, which a parse error's response must carry.
         self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
