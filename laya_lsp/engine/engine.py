@@ -220,7 +220,12 @@ class Engine:
             )
             heal = trailing_blanks(req.text[: max(0, min(req.offset, len(req.text)))])
             first = lm.heal_first_logits(pre.logits, heal) if heal else pre.logits
-            branches = decode_branches(lm.model, doc, first, dec, lm.newline_ids, job.token, lm.blank_ids)
+
+            def decoded() -> None:  # counted as it goes, so a cancelled record shows how far decoding got
+                st.decode_tokens += 1
+
+            branches = decode_branches(lm.model, doc, first, dec, lm.newline_ids, job.token, lm.blank_ids,
+                                       on_token=decoded)
             st.decode_ms = (time.perf_counter() - t_dec) * 1000
             st.decode_tokens = max((len(b.ids) for b in branches), default=0)
             self.caches.enforce_budget(keep=req.doc_id)
