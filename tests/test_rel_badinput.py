@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import SERVER_CMD
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from lspclient import (
     INVALID_PARAMS,
@@ -323,7 +323,7 @@ fuzz_case = st.one_of(
 _fuzz_stats = {"cases": 0, "requests": 0, "answered": 0, "codes": {}}
 
 
-@settings(max_examples=FUZZ_CASES, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=FUZZ_CASES, deadline=None)
 @given(case=fuzz_case)
 def test_fuzz_never_crashes_or_hangs(s: Session, case: tuple[str, Any]):
     kind, value = case
