@@ -210,32 +210,52 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             "final_memory": final["memory"]}
 
 
+def _ends(windows: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The first and the last fifth of a run's windows (at least 2 each)."""
+    k = max(2, len(windows) // 5)
+    return windows[:k], windows[-k:]
+
+
+def _memory_mb(sample: dict) -> dict[str, float]:
+    """The server's own view of one sample: MLX active/cache and malloc in use (MB), Python objects."""
+    mem = sample.get("memory") or {}
+    mlx, heap = mem.get("mlx") or {}, mem.get("malloc") or {}
+    return {"mlx_active_mb": mlx.get("activeBytes", 0) / 2**20, "mlx_cache_mb": mlx.get("cacheBytes", 0) / 2**20,
+            "malloc_in_use_mb": heap.get("inUseBytes", 0) / 2**20, "python_objects": mem.get("pythonObjects", 0)}
+
+
 def analyse(samples: list[dict], warmup: float) -> dict[str, Any]:
     total = samples[-1]["t_s"] if samples else 0
-    post = [s for s in samples if s["t_s"] >= warmup * total and s["n"] > 0]
+    post = [s for s in samples if s["t_s"] >= warmup * total]
     if len(post) < 4:
         return {"note": "too few samples after warm-up"}
-    k = max(2, len(post) // 5)
-    first, last = post[:k], post[-k:]
+    first, last = _ends(post)
     base = statistics.mean(s["rss_mb"] for s in first)
     end = statistics.mean(s["rss_mb"] for s in last)
-
-    def med(ws: list[dict], key: str) -> float:
-        return statistics.median(s[key] for s in ws)
-
-    return {
+    out: dict[str, Any] = {
         "warmup_share": warmup,
         "rss_after_warmup_mb": round(base, 1),
         "rss_end_mb": round(end, 1),
         "rss_max_mb": round(max(s["rss_mb"] for s in post), 1),
         "rss_growth_pct": round(100 * (end - base) / base, 2),
-        "p50_first_ms": med(first, "p50_ms"), "p50_last_ms": med(last, "p50_ms"),
-        "p95_first_ms": med(first, "p95_ms"), "p95_last_ms": med(last, "p95_ms"),
-        "p50_drift_pct": round(100 * (med(last, "p50_ms") - med(first, "p50_ms")) / max(med(first, "p50_ms"), 1e-9),
-                               1),
-        "p95_drift_pct": round(100 * (med(last, "p95_ms") - med(first, "p95_ms")) / max(med(first, "p95_ms"), 1e-9),
-                               1),
+        # Where a growth would be: the same windows through the server's memory report.
+        "server_memory_growth": {key: round(statistics.mean(_memory_mb(s)[key] for s in last)
+                                            - statistics.mean(_memory_mb(s)[key] for s in first), 2)
+                                 for key in _memory_mb(post[0])},
     }
+    # A window in which no keystroke was answered (a busy machine) has no percentiles: drift uses the others.
+    answered = [s for s in post if s["n"] > 0]
+    if len(answered) < 4:
+        return {**out, "latency_note": "too few windows with answered keystrokes after warm-up"}
+    lat_first, lat_last = _ends(answered)
+
+    def med(ws: list[dict], key: str) -> float:
+        return statistics.median(s[key] for s in ws)
+
+    for q in ("p50", "p95"):
+        a, b = med(lat_first, f"{q}_ms"), med(lat_last, f"{q}_ms")
+        out.update({f"{q}_first_ms": a, f"{q}_last_ms": b, f"{q}_drift_pct": round(100 * (b - a) / max(a, 1e-9), 1)})
+    return out
 
 
 def main() -> int:
