@@ -20,6 +20,7 @@ from .. import __version__
 from ..blas import set_blas_threads
 from ..config import Settings, SettingsError, parse_settings, settings_from_env
 from ..engine import Engine, ModelLoadError
+from ..memory import release_free_heap_periodically
 from ..service import CompletionService
 from ..syntax import SyntaxDocument
 from .protocol import LayaProtocol, serve_stream, stdin_chunks, strict_converter
@@ -42,6 +43,7 @@ class LayaServer(LanguageServer):
         # One incrementally parsed tree per open document, kept in step with pygls' text.
         self.syntax_docs: dict[str, SyntaxDocument] = {}
         self._load_task: asyncio.Task | None = None
+        self._heap_task: asyncio.Task | None = None
         self._progress_n = 0
         self._pending_error: str | None = None
 
@@ -236,6 +238,7 @@ def _register_lifecycle(server: LayaServer) -> None:
         if ls._pending_error:
             ls.show_error(ls._pending_error)
         ls._load_task = ls.load_model()
+        ls._heap_task = asyncio.ensure_future(release_free_heap_periodically())
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: LayaServer, params: lsp.DidChangeConfigurationParams) -> None:
