@@ -51,7 +51,7 @@ class Session:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        self.c: LspClient = self.run(LspClient.spawn(SERVER_CMD, default_timeout=20))
+        self.c: LspClient = self.run(LspClient.spawn(SERVER_CMD, default_timeout=60))
         self.run(self.c.initialize())
         self.run(self.c.did_open(URI, TEXT))
 
@@ -270,7 +270,7 @@ def test_ten_megabyte_document(s: Session):
 async def test_ten_megabyte_document_completion_at_the_end():
     """At the end of a 10 MB document the prompt is the context window's worth of tokens, not the document (the
     timeout only catches a hang: on a busy 2-core machine parsing 10 MB alone takes seconds)."""
-    c = await LspClient.spawn(SERVER_CMD, default_timeout=20)
+    c = await LspClient.spawn(SERVER_CMD, default_timeout=60)
     try:
         await c.initialize(initialization_options={"warmUp": False, "speculative": False, "contextTokens": 1024})
         await c.did_open("file:///work/huge-end.py", HUGE)
@@ -380,7 +380,7 @@ def test_fuzz_summary_and_still_serving(s: Session):
 
 # -- lifecycle (fresh servers) --------------------------------------------------------------------------
 async def test_before_initialize_and_after_shutdown():
-    c = await LspClient.spawn(SERVER_CMD, default_timeout=20)
+    c = await LspClient.spawn(SERVER_CMD, default_timeout=60)
     try:
         resp = await c.completion(URI, 0, 0)
         assert resp["error"]["code"] == SERVER_NOT_INITIALIZED
@@ -406,14 +406,14 @@ async def test_before_initialize_and_after_shutdown():
 
 
 async def test_exit_without_shutdown_exits_1_and_eof_exits():
-    c = await LspClient.spawn(SERVER_CMD, default_timeout=20)
+    c = await LspClient.spawn(SERVER_CMD, default_timeout=60)
     try:
         await c.initialize()
         await c.notify("exit")
         assert await c.wait_exit(15) == 1
     finally:
         await c.close()
-    c = await LspClient.spawn(SERVER_CMD, default_timeout=20)
+    c = await LspClient.spawn(SERVER_CMD, default_timeout=60)
     try:
         await c.initialize()
         c._writer.close()  # the editor died: end of input

@@ -24,7 +24,7 @@ async def test_documents_opened_while_the_model_loads_are_warmed_not_errors():
     """The soak's 4 engine errors were its 4 documents' warm-ups: opened before the model load reached the
     inference worker (the server first waits for window/workDoneProgress/create), they ran on no model.
     Holding that answer back makes the window seconds wide; every warm-up must run on the loaded model."""
-    c = await LspClient.spawn(SERVER_CMD, default_timeout=30)
+    c = await LspClient.spawn(SERVER_CMD, default_timeout=60)
     dispatch = c._dispatch
     held: list[dict] = []
 
@@ -58,7 +58,7 @@ async def test_engine_errors_are_counted_by_cause(tmp_path):
     """A request that ends in an engine error leaves its cause in `laya/stats` (`by_error`), which outlives the
     recent records a long run pushes out, so a soak can report what failed."""
     missing = tmp_path / "no-model-here"
-    c = await LspClient.spawn([*SERVER_CMD[:-1], str(missing)], default_timeout=30)
+    c = await LspClient.spawn([*SERVER_CMD[:-1], str(missing)], default_timeout=60)
     try:
         await c.initialize()
         uri, text = next(iter(TEXTS.items()))
@@ -77,7 +77,7 @@ async def test_engine_errors_are_counted_by_cause(tmp_path):
 async def test_keystrokes_leave_no_objects_behind():
     """The soak's RSS grew ~1 KB per keystroke: pygls kept every notification's handler future. Thousands of
     didChange notifications must not grow the server's Python objects (the `laya/stats` memory report)."""
-    c = await LspClient.spawn(SERVER_CMD, default_timeout=30)
+    c = await LspClient.spawn(SERVER_CMD, default_timeout=60)
     try:
         await c.initialize()
         uri, text = next(iter(TEXTS.items()))
