@@ -154,9 +154,12 @@ def test_invalid_requests_without_usable_id(s: Session, msg: Any, code: int):
     (lambda i: {"jsonrpc": "2.0", "id": i, "method": "initialize", "params": {}}, INVALID_REQUEST),  # twice
     (lambda i: {"jsonrpc": "2.0", "id": i, "method": "textDocument/didClose",  # a notification sent with an id
                 "params": {"textDocument": {"uri": "file:///never/opened.py"}}}, INVALID_REQUEST),
+    # Found by the fuzz test: pygls took a request with an "error" key for a response and never answered it.
+    (lambda i: {"jsonrpc": "2.0", "id": i, "method": "laya/stats", "error": None}, INVALID_REQUEST),
+    (lambda i: {"jsonrpc": "2.0", "id": i, "method": "laya/stats", "result": {}}, INVALID_REQUEST),
 ], ids=["no-jsonrpc", "jsonrpc-1.0", "method-int", "params-string", "unknown-method", "unknown-$",
         "uri-int", "line-str", "line-float", "line-negative", "line-huge", "no-position", "params-array",
-        "trigger-str", "initialize-again", "notification-with-id"])
+        "trigger-str", "initialize-again", "notification-with-id", "request-with-error", "request-with-result"])
 def test_error_codes_with_id(s: Session, make: Any, code: int):
     async def case():
         msg = make(s.c.next_id())

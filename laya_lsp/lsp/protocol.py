@@ -215,6 +215,9 @@ class LayaProtocol(LanguageServerProtocol):
             problem = "id must be an integer or a string"
         elif "method" not in data and not has_id:
             problem = "neither a request, a notification nor a response"
+        elif "method" in data and ("result" in data or "error" in data):
+            # pygls would take a request with an "error" key for a response, and never answer it.
+            problem = "a request or notification has no result or error"
         elif "params" in data and data["params"] is not None and not isinstance(data["params"], (dict, list)):
             problem = "params must be an object or an array"
         if problem is not None:
