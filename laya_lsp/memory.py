@@ -25,13 +25,20 @@ class _MallInfo2(ctypes.Structure):
                  "keepcost")]
 
 
-def _malloc_info() -> dict[str, int] | None:
-    """glibc's heap totals: bytes in use, free inside the heap (fragmentation), mmapped; None off glibc."""
+def _glibc(name: str) -> Any:
+    """A function of the C library this process runs on, or None off Linux/glibc."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        fn = ctypes.CDLL(None).mallinfo2
+        return getattr(ctypes.CDLL(None), name)
     except (OSError, AttributeError):
+        return None
+
+
+def _malloc_info() -> dict[str, int] | None:
+    """glibc's heap totals: bytes in use, free inside the heap (fragmentation), mmapped; None off glibc."""
+    fn = _glibc("mallinfo2")
+    if fn is None:
         return None
     fn.restype = _MallInfo2
     m = fn()
@@ -43,11 +50,8 @@ def release_free_heap() -> bool:
 
     MLX's CPU buffers come from malloc, and a batched decode copies a document's KV cache once per branch: glibc
     keeps such freed pages in its heap, so without a trim RSS follows allocation luck (+/-50 MB), not use."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
+    trim = _glibc("malloc_trim")
+    if trim is None:
         return False
     trim(0)
     return True
