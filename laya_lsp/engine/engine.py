@@ -14,7 +14,16 @@ import mlx.core as mx
 from .adapter import DecodeModel, Work, decode_model
 from .cache import CacheStore
 from .context import suffix_ids
-from .decode import Branch, DecodeSettings, LineStop, LogitsProcessor, complete_steps, warm_steps
+from .decode import (
+    Branch,
+    Cancelled,
+    DecodeSettings,
+    LineStop,
+    LogitsProcessor,
+    Verdict,
+    complete_steps,
+    warm_steps,
+)
 from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
 from .scheduler import Job, Scheduler
 from .stats import RequestStats, StatsBook
@@ -116,9 +125,22 @@ class Engine:
     # -- model lifecycle ---------------------------------------------------------------------------------
     def load(self, spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> ModelInfo:
         """Load (or reload) a model on the worker and warm it up. Raises ModelLoadError; the old model stays."""
+        self.start_load(spec, allow_download, progress).result()
+        info = self.model_info()
+        assert info is not None
+        return info
+
+    def start_load(self, spec: str | None, allow_download: bool = False,
+                   progress: Progress | None = None) -> Future[LoadedModel]:
+        """Queue a load on the worker now, without waiting: every job submitted after this call runs after the
+        load (control calls go first), so it sees the new model or the load error, never no model at all."""
 
         def do_load() -> LoadedModel:
-            lm = load_model(spec, allow_download, progress)
+            try:
+                lm = load_model(spec, allow_download, progress)
+            except ModelLoadError as exc:
+                self.load_error = str(exc)
+                raise
             warm_up(lm, self.settings.prefill_chunk, self.settings.candidates, progress)
             self.lm, self.decoder = lm, decode_model(lm.model)
             self.scheduler.batch = self._batch
@@ -126,14 +148,7 @@ class Engine:
             self.load_error = None
             return lm
 
-        try:
-            self.scheduler.call(do_load).result()
-        except ModelLoadError as exc:
-            self.load_error = str(exc)
-            raise
-        info = self.model_info()
-        assert info is not None
-        return info
+        return self.scheduler.call(do_load)
 
     def apply_settings(self, settings: EngineSettings) -> None:
         self.settings = settings
@@ -214,12 +229,25 @@ class Engine:
         job = Job(
             key=req.doc_id + ("\0background" if req.background else ""),
             background=req.background,
-            run=lambda j: steps(j, st),
+            run=lambda j: self._recording_errors(j, st, steps(j, st)),
             debounce_s=(self.settings.debounce_ms / 1000.0) if req.debounce else 0.0,
             probe=lambda j: self._probe(j, req),
             on_drop=lambda j, reason: self._dropped(j, st, reason, req),
         )
         return self.scheduler.submit(job)
+
+    def _recording_errors(self, job: Job, st: RequestStats, steps: Any) -> Generator[Work | None, Any, Any]:
+        """Run a request's steps; one that fails is recorded with its cause (the caller still gets the
+        exception), so a long run can tell what failed."""
+        try:
+            return (yield from steps)
+        except Cancelled:
+            raise  # recorded by _dropped
+        except Exception as exc:
+            st.status, st.source, st.error = "error", "none", f"{type(exc).__name__}: {exc}"
+            st.total_ms = (time.perf_counter() - job.created) * 1000
+            self.stats.record(st)
+            raise
 
     def _batch(self, work: list[Work]) -> list[mx.array]:
         """The scheduler's round: every in-flight request's work in one step, started at once (each request
@@ -304,10 +332,16 @@ class Engine:
         assert self.lm is not None and self.caches is not None and self.decoder is not None
         lm, s = self.lm, self.settings
         heal = trailing_blanks(req.text[: max(0, min(req.offset, len(req.text)))])
+        line_stop = LineStop(max(1, req.max_lines), frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids)
+
+        def stop(ids: list[int], token: int) -> Verdict:  # counts as it goes: a cancelled record shows how far
+            st.decode_tokens = max(st.decode_tokens, len(ids) + 1)
+            return line_stop(ids, token)
+
         dec = DecodeSettings(
             k=req.candidates or s.candidates,
             max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
-            stop=LineStop(max(1, req.max_lines), frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids),
+            stop=stop,
             logits_processors=[self._healing(heal)] if heal else [],
         )
         doc = self.caches.get(req.doc_id)

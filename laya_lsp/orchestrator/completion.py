@@ -123,6 +123,10 @@ class CompletionFlow:
     def pasted(self, doc_id: str, text: str) -> None:
         self.ring.observe_paste(doc_id, text)
 
+    def tracked(self) -> int:
+        """Documents whose per-document state (shown answer, speculation, language) is kept."""
+        return len(self._language)
+
     def closed(self, doc_id: str) -> None:
         """Forget the document's state and free its cache."""
         self._shown.pop(doc_id, None)
