@@ -4,9 +4,9 @@
 # alone (mlx-cuda-13, 90 MB) is larger than one.
 #
 #   bash benchmarks/gpu_device.sh prepare          # here, with network: .whl/gpu/{deps/*.whl, mlxcuda.part0,1}
-#   device call 1:  carry [".whl/gpu/mlxcuda.part0"]                  bash benchmarks/gpu_device.sh stage
+#   device call 1:  carry [".whl/gpu/mlxcuda.part0", ".whl/gpu/deps"] bash benchmarks/gpu_device.sh stage
 #   device call 2 (within the ~30 s the machine stays warm):
-#                   carry [".whl/gpu/mlxcuda.part1", ".whl/gpu/deps"] bash benchmarks/gpu_device.sh run
+#                   carry [".whl/gpu/mlxcuda.part1"]                  bash benchmarks/gpu_device.sh run
 # `run` installs into /tmp/site, then runs `python -m benchmarks.gpu --out $OUT/gpu` and packs the results.
 # On a machine with network none of this is needed: pip install 'laya-lsp[cuda]' and python -m benchmarks.gpu.
 set -euo pipefail
@@ -30,15 +30,17 @@ prepare)
   python3 -m pip download -q --no-deps "${plat[@]}" -d /tmp/laya-mlxcuda "mlx-cuda-13==$MLX_VERSION"
   rm -rf /tmp/laya-mlxcuda/x && mkdir /tmp/laya-mlxcuda/x
   (cd /tmp/laya-mlxcuda/x && unzip -q ../mlx_cuda_13-*.whl && tar cf - . | xz -9e -T2 > ../mlxcuda.tar.xz)
-  split -n 2 -d -a 1 /tmp/laya-mlxcuda/mlxcuda.tar.xz "$W/mlxcuda.part"
+  # Uneven halves: the first travels with the other wheels, the second alone (each call <= 64 MiB with the tree).
+  head -c 33500000 /tmp/laya-mlxcuda/mlxcuda.tar.xz > "$W/mlxcuda.part0"
+  tail -c +33500001 /tmp/laya-mlxcuda/mlxcuda.tar.xz > "$W/mlxcuda.part1"
   ls -la "$W" "$W/deps"
   ;;
 stage)
-  mkdir -p "$STAGE" && cp "$W"/mlxcuda.part0 "$STAGE"/ && ls -la "$STAGE"
+  mkdir -p "$STAGE" && cp -r "$W"/mlxcuda.part0 "$W"/deps "$STAGE"/ && ls -la "$STAGE" "$STAGE"/deps
   ;;
 run)
   rm -rf "$SITE" && mkdir -p "$SITE"
-  for whl in "$W"/deps/*.whl; do python3 -m zipfile -e "$whl" "$SITE"; done
+  for whl in "$STAGE"/deps/*.whl; do python3 -m zipfile -e "$whl" "$SITE"; done
   cat "$STAGE"/mlxcuda.part0 "$W"/mlxcuda.part1 | python3 -c \
     "import lzma, sys, tarfile; tarfile.open(fileobj=lzma.open(sys.stdin.buffer), mode='r|').extractall('$SITE')"
   export PYTHONPATH="$SITE:$PWD"
