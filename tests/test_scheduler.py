@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -298,7 +299,9 @@ def test_a_superseded_stepped_job_is_closed_before_its_successor_starts(sched: S
     gate = held(sched)
     old = sched.submit(stepped("doc", 10**6, log, label="old"))
     gate.set()
+    deadline = time.monotonic() + 30  # only catches a hang
     while not sched.batch.rounds:  # the old job is in flight
+        assert time.monotonic() < deadline, "the old job never started"
         time.sleep(0.001)
     new = sched.submit(stepped("doc", 2, log, label="new"))
     assert old.future.result(2) == "superseded" and new.future.result(2)
