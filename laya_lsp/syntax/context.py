@@ -25,6 +25,7 @@ _PY_COMPOUND = frozenset({"def", "class", "if", "elif", "else", "for", "while", 
                           "with", "async", "match", "case"})
 _SCAN_LINES = 24  # lines either side of the cursor used to guess the indentation unit
 _TEXT_SCAN_CHARS = 3000  # how far the text fallback looks for a closing bracket
+_LEVEL_SCAN_CHARS = 20000  # how far up the text fallback looks for the enclosing blocks of a broken tree
 
 
 def leading_ws(line: str) -> str:
@@ -73,10 +74,48 @@ class CursorContext:
         return base + self.indent_unit if self.opener_before else base
 
 
-def _indent_levels(before: list[str]) -> tuple[int, ...]:
-    """Python: the indentation widths open at the cursor line (each enclosing block's), innermost last."""
+def _last_code_end(text: str, line_start: int) -> int | None:
+    """Index just after the last code above the line starting at `line_start` (blank and `#` lines skipped)."""
+    end = line_start
+    while end > 0:
+        start = max(text.rfind("\n", 0, end - 1), text.rfind("\r", 0, end - 1)) + 1
+        body = text[start:end].strip()
+        if body and not body.startswith("#"):
+            return start + len(text[start:end].rstrip())
+        end = start
+    return None
+
+
+def _levels_from_tree(doc: SyntaxDocument, code_end: int) -> tuple[int, ...] | None:
+    """Python: the indentation of every block enclosing the code that ends at `code_end`, from the tree
+    (continuation lines and string contents, whose indentation is free, do not count); None unless the file
+    parses cleanly from column 0 (error recovery, or a file cut out of a larger one, misplaces blocks)."""
+    assert doc.tree is not None
+    root = doc.tree.root_node
+    first_statement = next((c for c in root.children if not _is_comment(c)), None)
+    if root.has_error or (first_statement is not None and first_statement.start_point.column != 0):
+        return None
+    data = doc.data
+    byte = doc.byte_offset(code_end) - 1
+    node: tree_sitter.Node | None = root.descendant_for_byte_range(byte, byte)
+    levels = {0}
+    while node is not None:
+        if node.type == "block":
+            first = next((c for c in node.children if not _is_comment(c)), None)
+            if first is not None:
+                line_start = data.rfind(b"\n", 0, first.start_byte) + 1
+                lead = data[line_start:first.start_byte]
+                if not lead.strip():  # not a one-line body (`if x: y`), which opens no indentation level
+                    levels.add(width(lead.decode("utf-8", "replace")))
+        node = node.parent
+    return tuple(sorted(levels))
+
+
+def _levels_from_text(text: str, line_start: int) -> tuple[int, ...]:
+    """Python, when the tree is broken: each lower indentation met going up from the cursor line, down to a
+    line at column 0; () when none is met within `_LEVEL_SCAN_CHARS` (the levels are then unknown)."""
     levels: list[int] = []
-    for line in reversed(before):
+    for line in reversed(text[max(0, line_start - _LEVEL_SCAN_CHARS):line_start].splitlines()):
         body = line.lstrip(" \t")
         if not body or body.startswith("#"):
             continue
@@ -84,8 +123,18 @@ def _indent_levels(before: list[str]) -> tuple[int, ...]:
         if not levels or level < levels[0]:
             levels.insert(0, level)
             if level == 0:
-                break
-    return tuple(levels) or (0,)
+                return tuple(levels)
+    return (0,) if not text[:line_start].strip() else ()
+
+
+def _indent_levels(doc: SyntaxDocument, line_start: int) -> tuple[int, ...]:
+    """Python: the indentation widths of the blocks open at the cursor line, outermost first (every enclosing
+    block of the code above, however far up it starts); () when they cannot be known."""
+    code_end = _last_code_end(doc.text, line_start)
+    if code_end is None:
+        return (0,)
+    levels = _levels_from_tree(doc, code_end) if doc.tree is not None else None
+    return levels if levels is not None else _levels_from_text(doc.text, line_start)
 
 
 def _lines_around(text: str, offset: int) -> tuple[int, int]:
@@ -286,7 +335,7 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
         indent_unit=_indent_unit(before[-12:] + [text[start:end]] + after[:6], spec.default_indent), in_comment=in_comment,
         in_string=in_string, opener_before=opener, enclosing_closed=closed, empty_block=empty,
         in_brackets=in_brackets, code_above=tuple((width(leading_ws(ln)), ln.strip()) for ln in before if ln.strip())
-        if spec.indentation_syntax else (), in_interpolation=any(q in line_suffix for q in "\"'`") and _in_interpolation(doc, byte), indent_levels=_indent_levels(before) if spec.indentation_syntax else (),
+        if spec.indentation_syntax else (), in_interpolation=any(q in line_suffix for q in "\"'`") and _in_interpolation(doc, byte), indent_levels=_indent_levels(doc, start) if spec.indentation_syntax else (),
     )
     doc.memo[("context", offset)] = context
     return context

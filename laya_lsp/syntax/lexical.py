@@ -209,7 +209,8 @@ _OWNERS = {
 
 def _clause_has_owner(body: str, indent: int, above: list[tuple[int, str]]) -> bool:
     """`elif`/`else`/`except`/`finally` must continue a compound statement at its own indentation: the
-    nearest line above that is not more indented must be at that level and start with `if`, `try`, … ."""
+    nearest line above that is not more indented must be at that level and start with `if`, `try`, … .
+    Where the lines seen above hold none (a body longer than they reach), the owner is unknown: it fits."""
     word = _WORD.match(body)
     if word is None or word.group() not in _OWNERS:
         return True
@@ -218,7 +219,7 @@ def _clause_has_owner(body: str, indent: int, above: list[tuple[int, str]]) -> b
             continue
         owner = _WORD.match(code)
         return level == indent and owner is not None and owner.group() in _OWNERS[word.group()]
-    return False
+    return True
 
 
 def _indent_fits(stack: list[int], indent: int, opens: bool) -> bool:
