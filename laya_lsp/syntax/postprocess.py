@@ -82,7 +82,10 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
         ("repeats_next_lines", lambda t: rules.cut_repeated_next_lines(t, ctx, spec)),
         ("indent_levels", lambda t: lexical.cut_at_inconsistent_indent(t, ctx, spec)),
         ("auto_closed", lambda t: rules.remove_suffix_overlap(t, ctx, spec)),
-        ("comment_before_code", lambda t: rules.drop_comment_before_code(t, ctx, spec)),
+    ]
+    if not plan.before_code:  # above code, the candidate gets a line break of its own: its comment ends there
+        steps.append(("comment_before_code", lambda t: rules.drop_comment_before_code(t, ctx, spec)))
+    steps += [
         ("trim", lambda t: rules.trim_trailing(t, ctx)),
         ("newline_before_closer", lambda t: rules.newline_before_closer(t, ctx)),
     ]

@@ -79,6 +79,9 @@ PYTHON = [
     Case("a statement at top level after a long function", "python",
          PY_FUNCTION + "    return value_29\n\n\n█\n",
          "print(total([]))\n", "print(total([]))", plan="single_line"),
+    Case("a comment line inserted above code is a whole line, not a trailing comment", "python",
+         "def f(xs):\n    total = 0\n█    return total\n",
+         "    # nothing to add\n", "    # nothing to add\n", plan="line_before_code"),
 ]
 
 
