@@ -45,6 +45,8 @@ class CompletionPlan:
     # Cursor in the indentation of a line with code: the completion is whole lines inserted above that code;
     # post-processing ends it with a line break and the indentation so the code keeps its place.
     before_code: bool = False
+    # The completion is one statement with its body (a decorated `def`/`class`): it ends where that body does.
+    one_statement: bool = False
 
 
 def _is_word_char(char: str) -> bool:
@@ -59,6 +61,17 @@ def _body_is_empty(ctx: CursorContext) -> bool:
     return width(leading_ws(ctx.next_lines[0])) <= width(leading_ws(opener_line))
 
 
+_DECORATED = ("def ", "async ", "class ", "@")
+
+
+def _decorates_nothing_yet(ctx: CursorContext) -> bool:
+    """Python: the line above is a decorator and no definition follows it yet (a header alone, without its
+    body, would not parse: the definition has to come whole)."""
+    if not ctx.prefix_blank or ctx.prev_line is None or not ctx.prev_line.lstrip().startswith("@"):
+        return False
+    return not ctx.next_lines or not ctx.next_lines[0].lstrip().startswith(_DECORATED)
+
+
 def _skip(reason: str, ctx: CursorContext) -> CompletionPlan:
     return CompletionPlan(False, reason, in_comment=ctx.in_comment, in_string=ctx.in_string is not None)
 
@@ -70,7 +83,7 @@ def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings |
     character right after the cursor), `code_after_cursor` (code other than closing brackets, quotes, `;`, `,`
     follows on the line). When True: `in_comment`, `in_string`, `line_before_code` / `block_before_code` (only
     indentation before the cursor, code after it: whole lines are inserted above), `empty_document`, `empty_block`,
-    `after_block_opener`, `after_bracket` (these last four are multi-line) or `single_line`.
+    `after_block_opener`, `after_bracket`, `after_decorator` (these last five are multi-line) or `single_line`.
     """
     settings = settings or SyntaxSettings()
     ctx = cursor_context(doc, offset)
@@ -113,6 +126,11 @@ def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings |
         return single
 
     reason: str | None = None
+    if doc.spec.indentation_syntax and _decorates_nothing_yet(ctx):
+        return CompletionPlan(
+            True, "after_decorator", multiline=True, max_lines=settings.max_lines, stop_at_newline=False,
+            max_tokens=settings.multi_line_max_tokens, indent=ctx.expected_indent, one_statement=True,
+        )
     if not doc.text.strip():
         reason = "empty_document"
     elif ctx.empty_block:

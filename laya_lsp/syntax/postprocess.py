@@ -1,8 +1,8 @@
 """Turn raw model candidates into completions: clean each with the text rules, check its syntax, rerank.
 
-Order per candidate: text rules (single line, indentation, loops, block end, line limit, repeats of what
-follows, Python indentation, auto-closed tails, a comment that would swallow code, trim, line breaks; see
-`_clean`) → drop blanks and duplicates → syntax check (lexical checks, then a parse of a small window) → if
+Order per candidate: text rules (single line, indentation, one statement after a decorator, loops, block
+end, line limit, repeats of what follows, Python indentation, auto-closed tails, a comment that would swallow
+code, trim, line breaks; see `_clean`) → drop blanks and duplicates → syntax check (lexical checks, then a parse of a small window) → if
 rejected, fixes (balance brackets, stop at the outer closer, drop trailing lines) until one passes.
 Candidates valid as-is rank above fixed ones; model order breaks ties.
 """
@@ -72,6 +72,8 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
         ("indent", lambda t: rules.fix_first_line_indent(t, ctx)),
         ("indent_chars", lambda t: rules.normalize_indent_chars(t, ctx)),
     ]
+    if plan.one_statement:
+        steps.append(("statement_end", lambda t: rules.cut_after_statement(t, ctx, spec)))
     if plan.multiline:
         steps += [
             ("repetition", rules.cut_repetition),

@@ -133,6 +133,29 @@ def cut_at_block_end(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
     return text[:cut]
 
 
+def cut_after_statement(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
+    """One-statement plan (after a decorator): keep the first statement with its decorators and its deeper
+    body; stop at the next line back at the first line's indentation."""
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return text
+    base = width((ctx.line_prefix if first == 0 else "") + leading_ws(lines[first]))
+    in_decorators = lines[first].lstrip().startswith("@")
+    depths = scan_brackets(text, spec, ctx.in_string).line_depths
+    for index in range(first + 1, len(lines)):
+        line = lines[index]
+        if not line.strip() or depths[index] > 0:
+            continue
+        if width(leading_ws(line)) > base:
+            in_decorators = False
+        elif in_decorators:  # more decorators, then the definition they decorate
+            in_decorators = line.lstrip().startswith("@")
+        else:
+            return "\n".join(lines[:index]).rstrip()
+    return text
+
+
 def cut_repeated_next_lines(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
     """Stop where the candidate starts repeating the lines that already follow the cursor (including the code
     after the cursor when only indentation precedes it)."""
