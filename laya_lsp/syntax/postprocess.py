@@ -4,7 +4,8 @@ Order per candidate: text rules (single line, indentation, one statement after a
 end, line limit, repeats of what follows, Python indentation, auto-closed tails, a comment that would swallow
 code, trim, line breaks; see `_clean`) → drop blanks and duplicates → syntax check (lexical checks, then a parse of a small window) → if
 rejected, fixes (balance brackets, stop at the outer closer, drop trailing lines) until one passes.
-Candidates valid as-is rank above fixed ones; model order breaks ties.
+Candidates valid as-is rank above fixed ones; model order breaks ties. Where every candidate was rejected,
+the longest complete piece of one that parses is offered rather than nothing (`_rescue`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from .validate import CandidateChecker, Verdict
 
 MAX_CHECKS_PER_REQUEST = 12  # parses per request, fixes included: bounds the latency
 MAX_FIXES_PER_CANDIDATE = 2
+MAX_RESCUE_CHECKS = 6  # more parses, only when every candidate was rejected: the last-resort repair
+MIN_RESCUE_SHARE = 0.5  # a piece shorter than half the candidate is no longer the model's answer
 MAX_CANDIDATE_CHARS = 8000  # far beyond any token budget; bounds the work on pathological model output
 
 
@@ -46,6 +49,7 @@ class Rejection:
     source_index: int
     reason: str
     rules: list[str] = field(default_factory=list)
+    text: str = ""  # what the text rules made of it (what the syntax check rejected)
 
 
 @dataclass
@@ -132,6 +136,29 @@ def _fixes(full: str, ctx: CursorContext, doc: SyntaxDocument) -> list[tuple[str
     return unique[:MAX_FIXES_PER_CANDIDATE]
 
 
+def _rescue(checker: CandidateChecker, rejected: list[Rejection], ctx: CursorContext,
+            doc: SyntaxDocument) -> Candidate | None:
+    """Every candidate was rejected: the longest piece of one, in model order, that keeps the file parseable
+    (cut back to the end of a bracketed expression, string or line of it, its own brackets closed, at least
+    half of it kept), so that a rejection blanks the answer only where no such piece of it would do."""
+    budget = checker.checks + MAX_RESCUE_CHECKS
+    for rejection in rejected:
+        if rejection.reason != "syntax_error" or ctx.in_string is not None:
+            continue
+        body = rejection.text.rstrip()
+        tail = rejection.text[len(body):]  # the line break put before following code stays
+        for piece in rules.complete_prefixes(body, doc.spec):
+            if len(piece.strip()) < MIN_RESCUE_SHARE * len(body.strip()):
+                break
+            if checker.checks >= budget:
+                return None
+            verdict = _check(checker, piece + tail, ctx, doc)
+            if verdict.accepted:
+                return Candidate(piece + tail, rejection.source_index, fixed=True, valid=True,
+                                 errors_after=verdict.errors_after, rules=[*rejection.rules, "rescue_prefix"])
+    return None
+
+
 def _check(checker: CandidateChecker, text: str, ctx: CursorContext, doc: SyntaxDocument) -> Verdict:
     """The syntax check, after the lexical ones tree-sitter-python does not make (fixes need them too)."""
     if doc.spec.indentation_syntax and (lexical.python_line_left_open(text, ctx, doc.spec)
@@ -184,7 +211,7 @@ def postprocess_detailed(doc: SyntaxDocument, offset: int, candidates: list[str]
                         applied.append(name)
                         break
             if not verdict.accepted:
-                rejected.append(Rejection(raw, index, "syntax_error", applied))
+                rejected.append(Rejection(raw, index, "syntax_error", applied, text))
                 continue
             candidate.valid, candidate.errors_after = True, verdict.errors_after
         if candidate.text in seen:
@@ -194,6 +221,12 @@ def postprocess_detailed(doc: SyntaxDocument, offset: int, candidates: list[str]
         seen.add(text)
         candidate.score = (0.5 if candidate.fixed else 1.0) - 0.01 * index
         accepted.append(candidate)
+    if not accepted and checker is not None:
+        rescued = _rescue(checker, rejected, ctx, doc)
+        if rescued is not None:
+            rescued.score = 0.5 - 0.01 * rescued.source_index
+            rejected = [r for r in rejected if r.source_index != rescued.source_index]
+            accepted.append(rescued)
     accepted.sort(key=lambda c: (c.fixed, c.source_index))
     for rank, candidate in enumerate(accepted):
         candidate.rank = rank

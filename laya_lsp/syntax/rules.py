@@ -6,6 +6,7 @@ validation (validate.py) runs once the text rules are done.
 
 from __future__ import annotations
 
+import re
 from functools import reduce
 from math import gcd
 
@@ -268,6 +269,21 @@ def drop_last_line(text: str) -> str:
     """Fix: drop the last line (usually a statement cut off mid-way by the token budget)."""
     lines = text.rstrip("\n").split("\n")
     return "\n".join(lines[:-1]).rstrip() if len(lines) > 1 else ""
+
+
+# Where a piece of a candidate can end whole: after a closer, a quoted string, or at the end of a line.
+_PIECE_END = re.compile(r"[)\]}]|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[^\n](?=\n)")
+
+
+def complete_prefixes(text: str, spec: LanguageSpec) -> list[str]:
+    """Fix of last resort: `text` cut back to the end of one of its bracketed expressions, strings or lines
+    (not the whole text), longest first, each with the brackets it leaves open closed."""
+    out: list[str] = []
+    for end in sorted({m.end() for m in _PIECE_END.finditer(text)}, reverse=True):
+        piece = balance(text[:end].rstrip(), spec) if end < len(text) else ""
+        if any(c.isalnum() for c in piece) and piece not in out and piece != text:
+            out.append(piece)
+    return out
 
 
 def balance_brackets(text: str, spec: LanguageSpec) -> str:
