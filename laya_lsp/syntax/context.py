@@ -111,19 +111,30 @@ def _levels_from_tree(doc: SyntaxDocument, code_end: int) -> tuple[int, ...] | N
     return tuple(sorted(levels))
 
 
-def _levels_from_text(text: str, line_start: int) -> tuple[int, ...]:
+def _levels_from_text(doc: SyntaxDocument, line_start: int) -> tuple[int, ...]:
     """Python, when the tree is broken: each lower indentation met going up from the cursor line, down to a
-    line at column 0; () when none is met within `_LEVEL_SCAN_CHARS` (the levels are then unknown)."""
+    line at column 0; () when none is met within `_LEVEL_SCAN_CHARS` (the levels are then unknown). Lines the
+    tree puts inside a string do not count (their indentation is free)."""
+    text = doc.text
+    root = doc.tree.root_node if doc.tree is not None else None
     levels: list[int] = []
-    for line in reversed(text[max(0, line_start - _LEVEL_SCAN_CHARS):line_start].splitlines()):
-        body = line.lstrip(" \t")
+    position = line_start
+    for line in reversed(text[max(0, line_start - _LEVEL_SCAN_CHARS):line_start].splitlines(keepends=True)):
+        position -= len(line)
+        content = line.rstrip("\r\n")
+        body = content.lstrip(" \t")
         if not body or body.startswith("#"):
             continue
-        level = width(line[: len(line) - len(body)])
-        if not levels or level < levels[0]:
-            levels.insert(0, level)
-            if level == 0:
-                return tuple(levels)
+        level = width(content[: len(content) - len(body)])
+        if levels and level >= levels[0]:
+            continue
+        if root is not None:
+            byte = doc.byte_offset(position + len(content) - len(body))
+            if _ancestor(root.descendant_for_byte_range(byte, byte), _is_string) is not None:
+                continue
+        levels.insert(0, level)
+        if level == 0:
+            return tuple(levels)
     return (0,) if not text[:line_start].strip() else ()
 
 
@@ -134,7 +145,7 @@ def _indent_levels(doc: SyntaxDocument, line_start: int) -> tuple[int, ...]:
     if code_end is None:
         return (0,)
     levels = _levels_from_tree(doc, code_end) if doc.tree is not None else None
-    return levels if levels is not None else _levels_from_text(doc.text, line_start)
+    return levels if levels is not None else _levels_from_text(doc, line_start)
 
 
 def _lines_around(text: str, offset: int) -> tuple[int, int]:

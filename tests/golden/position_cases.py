@@ -67,6 +67,21 @@ PYTHON = [
                  pass
              '''),
          "return db.run(sql)", "return db.run(sql)", plan="single_line"),
+    Case("the same in a file with an error elsewhere (levels read from the text)", "python",
+         src('''
+             def broken(:
+                 pass
+
+             def query(db):
+                 sql = """
+             SELECT *
+             """
+                 █
+
+             def other():
+                 pass
+             '''),
+         "return db.run(sql)", "return db.run(sql)", plan="single_line"),
     Case("inside call arguments at the end of a long body", "python",
          PY_FUNCTION + "    return max(█)\n" + PY_NEXT_FUNCTION,
          "value_1, value_2)\n", "value_1, value_2", plan="single_line", rules=("auto_closed",)),
