@@ -130,7 +130,8 @@ def _levels_from_text(doc: SyntaxDocument, line_start: int) -> tuple[int, ...]:
             continue
         if root is not None:
             byte = doc.byte_offset(position + len(content) - len(body))
-            if _ancestor(root.descendant_for_byte_range(byte, byte), _is_string) is not None:
+            string = _ancestor(root.descendant_for_byte_range(byte, byte), _is_string)
+            if string is not None and string.start_byte < byte:  # the line starts inside an earlier string
                 continue
         levels.insert(0, level)
         if level == 0:

@@ -82,6 +82,17 @@ PYTHON = [
                  pass
              '''),
          "return db.run(sql)", "return db.run(sql)", plan="single_line"),
+    Case("a docstring's opening line is a statement line (levels read from the text)", "python",
+         src('''
+             def valid(date):
+                 """Check a date.
+
+                 Returns a bool.
+                 """
+             █        date = date.strip()
+                     return bool(date)
+             '''),
+         "    try:\n", "    try:\n", plan="line_before_code"),
     Case("inside call arguments at the end of a long body", "python",
          PY_FUNCTION + "    return max(█)\n" + PY_NEXT_FUNCTION,
          "value_1, value_2)\n", "value_1, value_2", plan="single_line", rules=("auto_closed",)),
