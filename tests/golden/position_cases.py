@@ -84,6 +84,9 @@ PYTHON = [
          "return db.run(sql)", "return db.run(sql)", plan="single_line"),
     Case("a docstring's opening line is a statement line (levels read from the text)", "python",
          src('''
+             def broken(:
+                 pass
+
              def valid(date):
                  """Check a date.
 
