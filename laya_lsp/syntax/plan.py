@@ -72,6 +72,14 @@ def _decorates_nothing_yet(ctx: CursorContext) -> bool:
     return not ctx.next_lines or not ctx.next_lines[0].lstrip().startswith(_DECORATED)
 
 
+def _needs_opener(ctx: CursorContext, doc: SyntaxDocument) -> bool:
+    """Python: the code after the cursor is indented deeper than the code above, and nothing above opens a
+    block: the lines to insert must open one (a single line could only be a header, often not enough)."""
+    if not doc.spec.indentation_syntax or ctx.prev_line is None or ctx.in_brackets:
+        return False
+    return width(ctx.line_prefix + leading_ws(ctx.line_suffix)) > width(leading_ws(ctx.prev_line))
+
+
 def _skip(reason: str, ctx: CursorContext) -> CompletionPlan:
     return CompletionPlan(False, reason, in_comment=ctx.in_comment, in_string=ctx.in_string is not None)
 
@@ -101,8 +109,8 @@ def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings |
     in_text = ctx.in_comment or ctx.in_string is not None
     if code_after and ctx.prefix_blank and not in_text and settings.complete_before_code:
         # Only indentation before the cursor: new whole lines go above the code (infilling between lines);
-        # a block if the line above opens one, as anywhere else.
-        if ctx.opener_before is not None and settings.multiline:
+        # a block if the line above opens one, as anywhere else, or if the code needs one opened.
+        if (ctx.opener_before is not None or _needs_opener(ctx, doc)) and settings.multiline:
             return CompletionPlan(
                 True, "block_before_code", multiline=True, max_lines=settings.max_lines, stop_at_newline=False,
                 max_tokens=settings.multi_line_max_tokens, indent=ctx.expected_indent, before_code=True,

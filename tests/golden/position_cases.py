@@ -95,7 +95,11 @@ PYTHON = [
              █        date = date.strip()
                      return bool(date)
              '''),
-         "    try:\n", "    try:\n", plan="line_before_code"),
+         "    try:\n", "    try:\n", plan="block_before_code"),
+    Case("code indented deeper than the line above: a block that opens it", "python",
+         "def mean(xs):\n    total = 0\n█        total += x\n    return total / len(xs)\n",
+         "    for x in xs:\n        total += x\n    return total / len(xs)\n", "    for x in xs:\n",
+         plan="block_before_code", rules=("repeats_next_lines",)),
     Case("inside call arguments at the end of a long body", "python",
          PY_FUNCTION + "    return max(█)\n" + PY_NEXT_FUNCTION,
          "value_1, value_2)\n", "value_1, value_2", plan="single_line", rules=("auto_closed",)),

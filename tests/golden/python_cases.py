@@ -143,7 +143,7 @@ CASES = [
                  total = 0
              █        total += 1
              """),
-         "    for x in items", None, plan="line_before_code"),
+         "    for x in items", None, plan="block_before_code"),  # the deeper code needs a block opened
     Case("a line ending in an operator is rejected (tree-sitter would join it to the next)", "python",
          "def f(a):\n    b = 1\n█    return b\n", "    b =", None, plan="line_before_code"),
     Case("a float literal's dot does not leave the line open", "python",
