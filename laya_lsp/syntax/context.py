@@ -254,10 +254,21 @@ def _text_comment_or_string(prefix: str, spec: LanguageSpec) -> tuple[bool, str 
 
 
 def _opener_before(doc: SyntaxDocument, code: str, code_end: int) -> str | None:
-    """The opener (`{`, `(`, `[`, or `:` in Python) ending `code`, unless it is inside a comment or string."""
+    """The opener (`{`, `(`, `[`, or `:` in Python) ending `code` (before a trailing comment), unless it is
+    inside a comment or string."""
     stripped = code.rstrip()
     if not stripped:
         return None
+    if doc.tree is not None:  # `def f():  # why` still opens a block
+        start = code_end - len(code)
+        byte = doc.byte_offset(start + len(stripped) - 1)
+        comment = _ancestor(doc.tree.root_node.descendant_for_byte_range(byte, byte + 1), _is_comment)
+        if comment is not None and comment.start_byte > doc.byte_offset(start):
+            code_end = doc.index_of_byte(comment.start_byte)
+            code = doc.text[start:code_end]
+            stripped = code.rstrip()
+            if not stripped:
+                return None
     last = stripped[-1]
     spec = doc.spec
     if last == ":" and ":" in spec.block_openers:

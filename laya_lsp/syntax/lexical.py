@@ -36,7 +36,7 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
             stack.pop()
         if cursor_indent > stack[-1]:
             stack.append(cursor_indent)
-        opens, first = (ctx.line_prefix + lines[0]).rstrip().endswith(":"), 1
+        opens, first = _code_of(ctx.line_prefix + lines[0], spec).endswith(":"), 1
     # Lines above, nearest last, as (indent, code): an `else:`/`except:` needs its statement right above.
     above = list(ctx.code_above)
     if not ctx.prefix_blank:
@@ -52,7 +52,7 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
         above.append((indent, body))
         # Opens a block: ends in `:` outside brackets and comments (`(# x:` then more lines does not).
         end_depth = depths[index + 1] if index + 1 < len(depths) else len(scan_brackets(text, spec).unclosed)
-        opens = end_depth == 0 and _code_of(body).endswith(":")
+        opens = end_depth == 0 and _code_of(body, spec).endswith(":")
     scan = scan_brackets(text, spec)
     if scan.unclosed or text.rstrip().endswith("\\"):
         return text  # what follows continues an open bracket or line: its indentation is free
@@ -61,16 +61,20 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
     # candidate matters: `except E:█` + `x` makes a one-liner, and the indented body below then fails.)
     pushed = [ctx.line_prefix + ctx.line_suffix] if ctx.prefix_blank and ctx.line_suffix.strip() else []
     base = width(ctx.line_prefix if ctx.prefix_blank else ctx.line_indent)
-    for line in [*pushed, *ctx.next_lines]:
+    following = [*pushed, *ctx.next_lines]
+    after = scan_brackets("\n".join(following), spec)
+    for line, depth, end_depth in zip(following, after.line_depths, [*after.line_depths[1:], len(after.unclosed)]):
         body = line.strip()
         if body.startswith("#"):
             continue
-        indent = width(leading_ws(line))
-        if not _indent_fits(stack, indent, opens):
-            return ""
-        if indent <= base or '"""' in body or "\'\'\'" in body:
-            break  # back at the cursor's level; or a multi-line string, whose inside has free indentation
-        opens = body.endswith(":")
+        if depth == 0:  # a continuation line inside brackets has free indentation
+            indent = width(leading_ws(line))
+            if not _indent_fits(stack, indent, opens):
+                return ""
+            if indent <= base or '"""' in body or "\'\'\'" in body:
+                break  # back at the cursor's level; or a multi-line string, whose inside has free indentation
+        if end_depth == 0:  # a statement spanning lines opens a block where its last line ends in `:`
+            opens = _code_of(body, spec).endswith(":")
     return text
 
 
@@ -92,9 +96,11 @@ def last_line_left_open(text: str, ctx: CursorContext, spec: LanguageSpec) -> bo
 _PY_OPEN_END = ("=", "+", "-", "*", "/", "%", "&", "|", "^", "<", ">", ".", "@", "~", " and", " or", " not")
 
 
-def _code_of(line: str) -> str:
-    """The line without a trailing `#` comment (lines with quotes are kept whole: `#` may be in a string)."""
-    return line.split("#", 1)[0].rstrip() if "#" in line and "'" not in line and '"' not in line else line.rstrip()
+def _code_of(line: str, spec: LanguageSpec) -> str:
+    """The line without its trailing comment (`def f():  # why` opens a block; a `#` in a string stays)."""
+    comment = scan_brackets(line, spec).trailing_comment_at if spec.line_comment and spec.line_comment in line \
+        else None
+    return (line if comment is None else line[:comment]).rstrip()
 
 
 def _opens_bracket(ctx: CursorContext, spec: LanguageSpec) -> bool:
@@ -126,11 +132,11 @@ def python_leading_zero(text: str, ctx: CursorContext, spec: LanguageSpec) -> bo
     around = [ctx.line_prefix + first + (ctx.line_suffix if not rest else "")]
     if rest:
         around.append(last + ctx.line_suffix)
-    return any(_LEADING_ZERO.search(_strip_strings(line)) for line in around)
+    return any(_LEADING_ZERO.search(_strip_strings(line, spec)) for line in around)
 
 
-def _strip_strings(line: str) -> str:
-    code = _code_of(line)
+def _strip_strings(line: str, spec: LanguageSpec) -> str:
+    code = _code_of(line, spec)
     return re.sub(r"(\"[^\"]*\"|'[^']*')", '""', code)
 
 
@@ -156,7 +162,7 @@ def python_line_left_open(text: str, ctx: CursorContext, spec: LanguageSpec) -> 
     scan = scan_brackets(text, spec)
     depths = [*scan.line_depths[1:], len(scan.unclosed)]  # bracket depth at the end of each line
     for line, depth in zip(lines, depths):
-        code = _code_of(line)
+        code = _code_of(line, spec)
         if depth or not code:
             continue
         if code.endswith(_PY_OPEN_END) and not code.endswith(("->", "**")):
