@@ -47,7 +47,7 @@ class CursorContext:
     line_suffix: str  # text of the cursor line after the cursor, without the line ending
     eol: str  # the document's line ending ("\n" or "\r\n")
     line_indent: str  # indentation of the cursor line
-    prev_line: str | None  # nearest non-blank line above the cursor line
+    prev_line: str | None  # nearest line of code above the cursor line (blank and comment-only lines skipped)
     next_lines: tuple[str, ...]  # up to eight non-blank lines below the cursor line
     indent_unit: str  # one level of indentation in this document
     in_comment: bool
@@ -253,6 +253,17 @@ def _text_comment_or_string(prefix: str, spec: LanguageSpec) -> tuple[bool, str 
     return False, open_quote
 
 
+def _header_colon(doc: SyntaxDocument, index: int) -> bool:
+    """Python: the `:` at `index` ends a compound statement's header spanning lines (`) -> None:`), as the
+    tree says (its first line holds the keyword)."""
+    if doc.tree is None:
+        return False
+    byte = doc.byte_offset(index)
+    node = doc.tree.root_node.descendant_for_byte_range(byte, byte + 1)
+    parent = node.parent if node is not None and node.type == ":" else None
+    return parent is not None and parent.type.endswith(("_definition", "_statement", "_clause"))
+
+
 def _opener_before(doc: SyntaxDocument, code: str, code_end: int) -> str | None:
     """The opener (`{`, `(`, `[`, or `:` in Python) ending `code` (before a trailing comment), unless it is
     inside a comment or string."""
@@ -273,7 +284,8 @@ def _opener_before(doc: SyntaxDocument, code: str, code_end: int) -> str | None:
     spec = doc.spec
     if last == ":" and ":" in spec.block_openers:
         first_word = _FIRST_WORD.match(stripped.lstrip())
-        if spec.indentation_syntax and (first_word is None or first_word.group() not in _PY_COMPOUND):
+        if spec.indentation_syntax and (first_word is None or first_word.group() not in _PY_COMPOUND) \
+                and not _header_colon(doc, code_end - (len(code) - len(stripped)) - 1):
             return None  # a slice, a dict entry or an annotation, not a block
     elif last not in OPEN_TO_CLOSE:
         return None
@@ -333,7 +345,9 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
     eol = "\r\n" if text.find("\r\n", max(0, start - 2), end + 2) >= 0 or "\r\n" in text[:2000] else "\n"
     before = text[max(0, start - 2000):start].splitlines()[-_SCAN_LINES:]
     after = text[end:end + 1000].splitlines()[1:_SCAN_LINES // 2]
-    prev_line = next((ln for ln in reversed(before) if ln.strip()), None)
+    comment = doc.spec.line_comment
+    prev_line = next((ln for ln in reversed(before) if ln.strip() and not (comment and ln.lstrip().startswith(comment))),
+                     None)
     next_lines = tuple(ln for ln in after if ln.strip())[:8]
     line_prefix, line_suffix = text[start:offset], text[offset:end]
     spec = doc.spec

@@ -165,7 +165,7 @@ def python_line_left_open(text: str, ctx: CursorContext, spec: LanguageSpec) -> 
         code = _code_of(line, spec)
         if depth or not code:
             continue
-        if code.endswith(_PY_OPEN_END) and not code.endswith(("->", "**")):
+        if code.endswith(_PY_OPEN_END) and not code.endswith(("->", "**", "...")):  # `...` is Ellipsis
             if code.endswith(".") and code[-2:-1].isdigit():
                 continue  # a float literal (`1.`), not an attribute access
             return True

@@ -217,23 +217,31 @@ class CandidateChecker:
         self._coarse: _WindowCheck | None | bool = False  # False: not built yet
 
     def _escalation(self, text: str) -> _WindowCheck | None:
-        """A wider check for a candidate that ends by opening a block (`struct s {`, `for x in y:`): its body
-        may already be in the document below, outside the small window (re-typing a header above code).
+        """A wider check for a candidate that leaves brackets open or ends by opening a block (`foo(`,
+        `struct s {`, `for x in y:`): their rest may already be in the document below, outside the small
+        window (re-typing the first line of a statement above its rest).
 
-        Brace languages stretch the window to the closer that follows; Python uses the top-level statements
-        around the cursor, if that is not too large. Other rejections stand: in a broken region the wider
-        window's error counts are noisy enough to let junk through.
+        Open brackets stretch the window to the closers that follow; a Python header uses the top-level
+        statements around the cursor. Where those are too large, the whole document (edited and reparsed
+        incrementally) decides. Other rejections stand: in a broken region the wider window's error counts
+        are noisy enough to let junk through.
         """
         window = self.window
-        last = text.rstrip()[-1:]
-        if window is None or not last or last not in self.doc.spec.block_openers:
+        scan = scan_brackets(text, self.doc.spec)
+        code = text if scan.trailing_comment_at is None else text[:scan.trailing_comment_at]  # `try:  # why`
+        last = code.rstrip()[-1:]
+        if window is None:
             return None
-        if last == "{":
-            return self._extended(len(scan_brackets(text, self.doc.spec).unclosed))
+        if scan.unclosed:
+            return self._extended(len(scan.unclosed))
+        if not last or last not in self.doc.spec.block_openers:
+            return None
         if self._coarse is False:
             self._coarse = None
             wide = top_level_window(self.doc, self.byte)
-            if wide != window and wide.end - wide.start <= ESCALATION_MAX_BYTES:
+            if wide.end - wide.start > ESCALATION_MAX_BYTES:
+                self._coarse = _WindowCheck(self.doc, self.byte, None, provisional_ok=False)
+            elif wide != window:
                 self._coarse = _WindowCheck(self.doc, self.byte, wide, provisional_ok=True)
         return self._coarse  # type: ignore[return-value]
 
@@ -254,8 +262,8 @@ class CandidateChecker:
                 # From the top-level statement's start: the line may continue one (`} else {`).
                 top = top_level_window(self.doc, self.byte)
                 stretched = Window(top.start, max(top.end, end))
-                if stretched.end - stretched.start <= ESCALATION_MAX_BYTES:
-                    check = _WindowCheck(self.doc, self.byte, stretched, provisional_ok=False)
+                small = stretched.end - stretched.start <= ESCALATION_MAX_BYTES
+                check = _WindowCheck(self.doc, self.byte, stretched if small else None, provisional_ok=False)
             self.doc.memo[key] = check
         return self.doc.memo[key]  # type: ignore[return-value]
 

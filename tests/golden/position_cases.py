@@ -110,6 +110,23 @@ PYTHON = [
          "def total(items):\n    result = 0\n    █\n        result += price(item,\n                        2)\n"
          "    return result\n",
          "for item in items:", "for item in items:", plan="single_line"),
+    Case("a comment line between the block opener and the cursor", "python",
+         "def f(job):\n    if job.cancelled:\n        # superseded: its text is stale\n        █\n    return job.result\n",
+         "return None", "return None", plan="after_block_opener"),
+    Case("after a header spanning lines", "python",
+         "def update(\n    items: list,\n) -> None:\n    █\n", "items.clear()", "items.clear()",
+         plan="after_block_opener"),
+    Case("a header with a comment above its body, in a function too long for the small windows", "python",
+         "def f(xs):\n" + long_body("    ", 200, "") + "    total = 0\n    █\n        # the last one counts twice\n"
+         "        total += 1\n    return total\n",
+         "for x in xs:  # every item", "for x in xs:  # every item", plan="single_line"),
+    Case("a call's first line above its arguments, in a function too long for the small windows", "python",
+         "def f():\n" + long_body("    ", 200, "") + "    █\n        value_1,\n        value_2,\n    )\n"
+         "    return result\n",
+         "result = max(", "result = max(", plan="single_line"),
+    Case("a one-line stub ending in Ellipsis", "python",
+         "class Sized(Protocol):\n    █\n", "def size(self) -> int: ...", "def size(self) -> int: ...",
+         plan="after_block_opener"),
     Case("inside call arguments at the end of a long body", "python",
          PY_FUNCTION + "    return max(█)\n" + PY_NEXT_FUNCTION,
          "value_1, value_2)\n", "value_1, value_2", plan="single_line", rules=("auto_closed",)),
