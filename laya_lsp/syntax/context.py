@@ -364,6 +364,13 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
     else:
         opener = None
     closed, empty, in_brackets = _enclosing_state(doc, byte)
+    if not in_brackets and doc.tree is not None and doc.tree.root_node.has_error:
+        # Error recovery may have lost the bracket around the cursor (`if (a and█` above its rest): the lines
+        # from the statement's first line (the nearest one indented less than the cursor's) tell.
+        depth = width(leading_ws(text[start:end]))
+        first = next((i for i in range(len(before) - 1, -1, -1)
+                      if before[i].strip() and width(leading_ws(before[i])) < depth), len(before))
+        in_brackets = bool(scan_brackets("\n".join([*before[first:], line_prefix]), spec).unclosed)
     if closed is None:
         closed = _closed_by_text(text, offset, opener, spec)
     context = CursorContext(

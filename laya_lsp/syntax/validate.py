@@ -246,7 +246,9 @@ class CandidateChecker:
         return self._coarse  # type: ignore[return-value]
 
     def _extended(self, unclosed: int) -> _WindowCheck | None:
-        """The window stretched to the `unclosed`-th closer after the cursor that the text there leaves open."""
+        """The window stretched over the closers after the cursor for the `unclosed` brackets the text leaves
+        open, then for those the window itself has open at the cursor (the inserted opener takes the first
+        closer below, so each enclosing one closes a closer later)."""
         if not unclosed:
             return None
         key = ("extended", self.byte, unclosed)
@@ -256,13 +258,17 @@ class CandidateChecker:
             closers = scan_brackets(following, self.doc.spec).outer_closers
             check = None
             if len(closers) >= unclosed:
-                end = self.doc.byte_offset(offset + closers[unclosed - 1][0] + 1)
-                if self.doc.data[end:end + 1] == b";":
-                    end += 1
                 # From the top-level statement's start: the line may continue one (`} else {`).
                 top = top_level_window(self.doc, self.byte)
-                stretched = Window(top.start, max(top.end, end))
-                small = stretched.end - stretched.start <= ESCALATION_MAX_BYTES
+                inside = self.doc.text[self.doc.index_of_byte(top.start):offset]
+                needed = unclosed + len(scan_brackets(inside, self.doc.spec).unclosed)
+                stretched = None
+                if len(closers) >= needed:
+                    end = self.doc.byte_offset(offset + closers[needed - 1][0] + 1)
+                    if self.doc.data[end:end + 1] == b";":
+                        end += 1
+                    stretched = Window(top.start, max(top.end, end))
+                small = stretched is not None and stretched.end - stretched.start <= ESCALATION_MAX_BYTES
                 check = _WindowCheck(self.doc, self.byte, stretched if small else None, provisional_ok=False)
             self.doc.memo[key] = check
         return self.doc.memo[key]  # type: ignore[return-value]

@@ -127,6 +127,9 @@ PYTHON = [
     Case("a one-line stub ending in Ellipsis", "python",
          "class Sized(Protocol):\n    █\n", "def size(self) -> int: ...", "def size(self) -> int: ...",
          plan="after_block_opener"),
+    Case("the rest of a condition's continuation line, the file broken until it is typed", "python",
+         "def f(node, byte):\n    if (node.kind == 'x' and\n            █\n        return 1\n    return 0\n",
+         "node.end > byte):", "node.end > byte):", plan="single_line"),
     Case("inside call arguments at the end of a long body", "python",
          PY_FUNCTION + "    return max(█)\n" + PY_NEXT_FUNCTION,
          "value_1, value_2)\n", "value_1, value_2", plan="single_line", rules=("auto_closed",)),
@@ -163,6 +166,23 @@ BRACES = [
     Case("js after this. at the end of a body", "javascript",
          JS_METHOD.replace("    █", "    return this.█"), "items.length;\n  }", "items.length;",
          plan="single_line"),
+    Case("js a method header above its body: the brace closes below, not at once", "javascript",
+         src("""
+             class Rectangle {
+               constructor(w) {
+                 this.w = w;
+               }
+
+               █
+                 return this.w * 2;
+               }
+
+               perimeter() {
+                 return 4 * this.w;
+               }
+             }
+             """),
+         "area() {", "area() {", plan="single_line"),
     Case("js inside call arguments", "javascript",
          "function f(a, b) {\n  return Math.max(█);\n}\n", "a, b);\n}", "a, b", plan="single_line",
          rules=("auto_closed",)),
