@@ -124,6 +124,10 @@ PYTHON = [
          "def f():\n" + long_body("    ", 200, "") + "    █\n        value_1,\n        value_2,\n    )\n"
          "    return result\n",
          "result = max(", "result = max(", plan="single_line"),
+    Case("an except clause typed back above its body, in a function too long for the small windows", "python",
+         "def f(data):\n" + long_body("    ", 200, "") + "    try:\n        value = int(data)\n    █\n"
+         "        return None\n    return value\n",
+         "except ValueError:", "except ValueError:", plan="single_line"),
     Case("a one-line stub ending in Ellipsis", "python",
          "class Sized(Protocol):\n    █\n", "def size(self) -> int: ...", "def size(self) -> int: ...",
          plan="after_block_opener"),
