@@ -16,7 +16,9 @@ from .languages import LanguageSpec
 
 def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
     """Python: stop at a line whose indentation matches no open block (a dedent to nowhere, or an indent
-    without a `:` line before it). Python rejects such a file; tree-sitter-python quietly accepts it."""
+    without a `:` line before it), and at the last statement after which the code below still fits (a block
+    typed above code may run on past the header that code needs). Python rejects such a file;
+    tree-sitter-python quietly accepts it."""
     if not spec.indentation_syntax or not ctx.indent_levels or ctx.in_brackets or ctx.in_comment:
         return text
     if ctx.in_string is not None or '"""' in text or "\'\'\'" in text:
@@ -41,6 +43,8 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
     above = list(ctx.code_above)
     if not ctx.prefix_blank:
         above.append((width(ctx.line_indent), (ctx.line_prefix + lines[0]).strip()))
+    # Where the candidate may end (after a whole statement) and the levels open there: (lines kept, stack, opens).
+    ends = [(first, list(stack), opens)]
     for index in range(first, len(lines)):
         line = lines[index]
         body = line.strip()
@@ -48,17 +52,30 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
             continue
         indent = width((ctx.line_prefix if index == 0 else "") + leading_ws(line))
         if not _indent_fits(stack, indent, opens) or not _clause_has_owner(body, indent, above):
-            return "\n".join(lines[:index]).rstrip() if index else ""
+            lines = lines[:index]
+            break
         above.append((indent, body))
         # Opens a block: ends in `:` outside brackets and comments (`(# x:` then more lines does not).
         end_depth = depths[index + 1] if index + 1 < len(depths) else len(scan_brackets(text, spec).unclosed)
         opens = end_depth == 0 and _code_of(body, spec).endswith(":")
-    scan = scan_brackets(text, spec)
-    if scan.unclosed or text.rstrip().endswith("\\"):
+        if end_depth == 0:
+            ends.append((index + 1, list(stack), opens))
+    last_end, levels, opened = ends[-1]
+    if not any(line.strip() and not line.strip().startswith("#") for line in lines[last_end:]):
+        ends[-1] = (len(lines), levels, opened)  # blank lines and comments after the last statement stay
+    if len(lines) == len(depths) and (scan_brackets(text, spec).unclosed or text.rstrip().endswith("\\")):
         return text  # what follows continues an open bracket or line: its indentation is free
-    # The code that follows must still fit, line by line, until it is back at the cursor line's level: the
-    # rest of the cursor line when the candidate pushes it down, then the next lines. (Even a one-line
-    # candidate matters: `except E:█` + `x` makes a one-liner, and the indented body below then fails.)
+    # The code that follows must still fit after it: the longest candidate that leaves it fitting is kept.
+    for keep, levels, opened in reversed(ends):
+        if _following_fits(levels, opened, ctx, spec):
+            return text if keep == len(depths) else "\n".join(lines[:keep]).rstrip()
+    return ""
+
+
+def _following_fits(stack: list[int], opens: bool, ctx: CursorContext, spec: LanguageSpec) -> bool:
+    """Does the code after the candidate still fit, line by line, until it is back at the cursor line's
+    level? The rest of the cursor line when the candidate pushes it down, then the next lines. (Even a one-line
+    candidate matters: `except E:█` + `x` makes a one-liner, and the indented body below then fails.)"""
     pushed = [ctx.line_prefix + ctx.line_suffix] if ctx.prefix_blank and ctx.line_suffix.strip() else []
     base = width(ctx.line_prefix if ctx.prefix_blank else ctx.line_indent)
     following = [*pushed, *ctx.next_lines]
@@ -70,12 +87,12 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
         if depth == 0:  # a continuation line inside brackets has free indentation
             indent = width(leading_ws(line))
             if not _indent_fits(stack, indent, opens):
-                return ""
+                return False
             if indent <= base or '"""' in body or "\'\'\'" in body:
                 break  # back at the cursor's level; or a multi-line string, whose inside has free indentation
         if end_depth == 0:  # a statement spanning lines opens a block where its last line ends in `:`
             opens = _code_of(body, spec).endswith(":")
-    return text
+    return True
 
 
 _BRACE_OPEN_END = ("=", "+", "-", "*", "%", "&", "|", "^", "!", "?", ".", "<", "=>", "->")
