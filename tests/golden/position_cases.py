@@ -19,6 +19,18 @@ PY_FUNCTION = "def total(items):\n" + long_body("    ", end="")
 PY_NEXT_METHOD = "\n    def clear(self):\n        self.items = []\n"
 PY_NEXT_FUNCTION = "\n\ndef clear(items):\n    items.clear()\n"
 
+PY_BROKEN_ABOVE = "def broken(:\n    pass\n\n"  # an error elsewhere: the tree's blocks are not trusted
+PY_SQL_QUERY = src('''
+    def query(db):
+        sql = """
+    SELECT *
+    """
+        █
+
+    def other():
+        pass
+    ''')
+
 PYTHON = [
     Case("end of a long method body before the next method", "python",
          PY_METHOD + "        █\n" + PY_NEXT_METHOD,
@@ -56,37 +68,11 @@ PYTHON = [
          "def f(ready):\n    if ready:\n" + long_body("        ", end="") + "    █\n        return 1\n",
          "else:\n        return 1", "else:", plan="single_line"),
     Case("a multi-line string at column 0 inside a body is not a block level", "python",
-         src('''
-             def query(db):
-                 sql = """
-             SELECT *
-             """
-                 █
-
-             def other():
-                 pass
-             '''),
-         "return db.run(sql)", "return db.run(sql)", plan="single_line"),
+         PY_SQL_QUERY, "return db.run(sql)", "return db.run(sql)", plan="single_line"),
     Case("the same in a file with an error elsewhere (levels read from the text)", "python",
-         src('''
-             def broken(:
-                 pass
-
-             def query(db):
-                 sql = """
-             SELECT *
-             """
-                 █
-
-             def other():
-                 pass
-             '''),
-         "return db.run(sql)", "return db.run(sql)", plan="single_line"),
+         PY_BROKEN_ABOVE + PY_SQL_QUERY, "return db.run(sql)", "return db.run(sql)", plan="single_line"),
     Case("a docstring's opening line is a statement line (levels read from the text)", "python",
-         src('''
-             def broken(:
-                 pass
-
+         PY_BROKEN_ABOVE + src('''
              def valid(date):
                  """Check a date.
 
