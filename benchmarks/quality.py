@@ -287,13 +287,16 @@ def compare(tasks: list[dict[str, Any]], post: list[dict[str, Any]], raw: list[d
 
 
 def saved_raw_run(path: str, name: str, tasks: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The run without post-processing of set `name` from an earlier results file (same model and tasks)."""
+    """The run without post-processing of set `name` from an earlier results file (same model and tasks); the
+    tasks take its position classes too, so both files break down alike whatever syntax layer runs now."""
     saved = json.loads(Path(path).read_text())["sets"][name]
-    texts = {row["id"]: row["raw"] for row in saved["tasks"]}
-    missing = [task["id"] for task in tasks if task["id"] not in texts]
+    rows = {row["id"]: row for row in saved["tasks"]}
+    missing = [task["id"] for task in tasks if task["id"] not in rows]
     if missing:
         raise SystemExit(f"{path} has no raw answer for {len(missing)} {name} tasks (first: {missing[0]})")
-    return [{"texts": texts[task["id"]], "ms": 0.0} for task in tasks], saved["laya-raw"]
+    for task in tasks:
+        task["class"] = rows[task["id"]]["class"]
+    return [{"texts": rows[task["id"]]["raw"], "ms": 0.0} for task in tasks], saved["laya-raw"]
 
 
 def _close(uri: str) -> lsp.DidCloseTextDocumentParams:
@@ -364,6 +367,7 @@ def main() -> int:
             task["class"] = position_class(task)
             task["doc_parses"] = bool(parses(task["prefix"] + task["suffix"], task["language"]))
             task["truth_parses"] = bool(parses(task["prefix"] + task["middle"] + task["suffix"], task["language"]))
+        saved = saved_raw_run(args.raw_from, name, tasks) if args.raw_from else None
         entry: dict[str, Any] = {"baselines": baseline_scores(tasks, multi),
                                  "docs_parse": sum(t["doc_parses"] for t in tasks),
                                  "docs_parse_with_truth": sum(t["truth_parses"] for t in tasks),
@@ -373,8 +377,8 @@ def main() -> int:
         for row, answer in zip(entry["tasks"], answers):
             row["post"] = answer["texts"]
         raw_answers = None
-        if args.raw_from:
-            raw_answers, entry["laya-raw"] = saved_raw_run(args.raw_from, name, tasks)
+        if saved is not None:
+            raw_answers, entry["laya-raw"] = saved
             _, raw = score(tasks, raw_answers, multi, {"records": [], "summary": {}})
         elif not args.no_raw:
             raw_answers, raw_server = asyncio.run(ask_all(tasks, name, args, postprocess=False))
