@@ -22,7 +22,7 @@ system-deps:
 $(STAMP): pyproject.toml | system-deps
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[cpu,test]'
 	@touch $(STAMP)
 
 demo: $(STAMP)
@@ -44,16 +44,16 @@ $(BENCH_STAMP): $(STAMP) pyproject.toml
 	@touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)
-	$(PY) benchmarks/run_all.py $(BENCH_ARGS)
+	$(PY) -m benchmarks.run_all $(BENCH_ARGS)
 
 # 30 minutes of typing over several documents: RSS over time and latency drift (loopback/stdio only)
 soak: $(STAMP)
-	$(PY) benchmarks/soak.py --minutes 30
+	$(PY) -m benchmarks.soak --minutes 30
 
+# ruff and mypy come pinned with the test extra (also in `dev`), configured in pyproject.toml.
 lint: $(STAMP)
-	$(PY) -m pip install -q ruff mypy
 	$(VENV)/bin/ruff check laya_lsp tests benchmarks training
-	$(VENV)/bin/mypy laya_lsp
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,31 +1,27 @@
 """Latency of the HTTP front under 1, 4 and 8 concurrent clients, on loopback.
 
-    python benchmarks/http_load.py [--model DIR | --model tiny] [--clients 1,4,8] [--requests 20]
+    python -m benchmarks.http_load [--model DIR | --model tiny] [--clients 1,4,8] [--requests 20]
                                    [--endpoint complete|decide] [--settings JSON] [--max-seconds 60]
 
 Starts `laya-lsp http --port 0` on 127.0.0.1 and, per concurrency level, runs that many clients at once; each
 client is one session typing: request i sends the session's text with one more character typed (the IME / tool
 pattern, so the session's KV cache is reused). Every request is a model run by default (typed-through and
 speculative answers are off) so the numbers are the engine's, not the shortcuts'. Client-side latency p50/p95,
-the server's own timings, 429s and throughput per level; saved under benchmarks/results/<date>-http-load.json.
+the server's own stats records, 429s and throughput per level; saved under benchmarks/results/<date>-http-load.json.
 `--model tiny` uses the tests' tiny random model (measures the HTTP and scheduling overhead, not a real model).
 Bounded: at most `--requests` per client and `--max-seconds` per level.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
-# benchmarks/typing.py would shadow the standard library's `typing` while this folder is on sys.path.
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
-
 import argparse
 import asyncio
 import json
+import os
 import re
 import statistics
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -33,9 +29,9 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 from benchmarks.common import save
+
+ROOT = Path(__file__).resolve().parent.parent
 
 BASE = '''import json
 from pathlib import Path
@@ -114,10 +110,10 @@ async def client(http: httpx.AsyncClient, endpoint: str, cid: int, level: int, n
         row: dict[str, Any] = {"client": cid, "i": i, "status": r.status_code, "ms": ms}
         if r.status_code == 200:
             data = r.json()
-            t = data["timings"]
-            row.update(server_total_ms=t["totalMs"], queue_ms=t["queueMs"] + t["admissionMs"],
-                       prompt_tokens=t["promptTokens"], reused_tokens=t["reusedTokens"],
-                       decode_tokens=t["decodeTokens"], decode_ms=t["decodeMs"], prefill_ms=t["prefillMs"],
+            st = data["stats"]
+            row.update(server_total_ms=st["total_ms"], queue_ms=st["queue_ms"] + data["admissionMs"],
+                       prompt_tokens=st["prompt_tokens"], reused_tokens=st["reused_tokens"],
+                       decode_tokens=st["decode_tokens"], decode_ms=st["decode_ms"], prefill_ms=st["prefill_ms"],
                        source=data.get("source", ""), result=data.get("status", "ok"))
         out.append(row)
 
@@ -169,8 +165,7 @@ def main() -> int:
     model = args.model
     settings = dict(MODEL_RUN_ONLY)
     if model == "tiny":
-        sys.path.insert(0, str(ROOT / "tests"))
-        from conftest import TINY_MODEL  # builds it on first use
+        from tests.conftest import TINY_MODEL  # builds it on first use
 
         model, settings = str(TINY_MODEL), {**settings, **RAW}
     if args.settings:
@@ -189,7 +184,7 @@ def main() -> int:
         server.close()
     path = save("http-load" + (f"-{args.tag}" if args.tag else ""), {"endpoint": args.endpoint, "settings": settings, "model": info["model"],
                               "blas": info["blas"], "levels": levels,
-                              "command": "python benchmarks/http_load.py " + " ".join(sys.argv[1:])})
+                              "command": "python -m benchmarks.http_load " + " ".join(sys.argv[1:])})
     print(f"saved {path}")
     return 0
 

@@ -1,33 +1,27 @@
 """Resident memory of the server (idle, then with 20 open documents that each got completions) and cold start.
 
-    python benchmarks/memory.py [--model DIR] [--docs 20]
-RSS is read with psutil from the server process (the one `laya-lsp` re-executes into with OpenBLAS, same pid).
-Cold start is process start → first completion response, measured in a fresh server.
+    python -m benchmarks.memory [--model DIR] [--docs 20]
+RSS is read with psutil from the server process. Cold start is process start → first completion response over
+stdio, in a fresh server, split into: interpreter start (an empty `python -c pass`, same run), → initialize
+answered, model load, warm-up, → first answer. The import profile comes from another fresh server serving the same
+first completion under `python -X importtime` (so the timed run carries no profiling overhead).
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]  # benchmarks/typing.py shadows typing
-
 import argparse
 import asyncio
 import json
+import sys
 import sysconfig
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
 from benchmarks.peers.laya import pid_of
 from laya_lsp.replay import Buffer, ReplayClient, server_command
 
+ROOT = Path(__file__).resolve().parent.parent
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 DOC_FILES = ["textwrap.py", "json/decoder.py", "json/encoder.py", "string.py", "bisect.py", "heapq.py",
              "colorsys.py", "shlex.py", "fnmatch.py", "glob.py", "copy.py", "functools.py", "base64.py",
@@ -85,11 +79,24 @@ async def memory_run(model: str | None, docs: int = 20, settings: dict[str, Any]
             "open_and_answer_s": round(time.perf_counter() - t0, 1)}
 
 
-async def cold_start(model: str | None, settings: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Process start → first completion response (and → first non-empty one) in a fresh server."""
+def interpreter_start_ms(reps: int = 5) -> float:
+    """Median wall time of `python -c pass`: the floor under any cold start, on this machine now."""
+    import statistics
+    import subprocess
+
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        times.append((time.perf_counter() - t) * 1000)
+    return round(statistics.median(times), 1)
+
+
+async def first_answer(command: list[str], settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Start the server with `command`, open a buffer, ask once: times from process start, and the server's stats."""
     buf = Buffer.from_file(ROOT / "examples" / "inventory.py", 8, line_hint=0.6)
     t0 = time.perf_counter()
-    rc = ReplayClient(server_command(model), settings or {})
+    rc = ReplayClient(command, settings or {})
     await rc.start()
     t_init = time.perf_counter()
     rc.open(buf)
@@ -109,32 +116,46 @@ async def cold_start(model: str | None, settings: dict[str, Any] | None = None) 
             "warmup_ms": round(float(model_info.get("warmup_ms", 0)), 1)}
 
 
-def import_profile(module: str = "laya_lsp.lsp.server", top: int = 10) -> dict[str, Any]:
-    """`python -X importtime -c "import <module>"`: total ms and the imports with the most self time."""
-    import subprocess
+async def cold_start(model: str | None, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Process start → first completion response over stdio in a fresh server, with the interpreter's own start."""
+    out = {"python_start_ms": interpreter_start_ms()}
+    out.update(await first_answer(server_command(model), settings))
+    return out
 
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"], capture_output=True,
-                          text=True, cwd=ROOT, check=False)
-    rows = []
-    for line in proc.stderr.splitlines():
+
+def import_profile(model: str | None, top: int = 12) -> dict[str, Any]:
+    """Every import of a fresh server up to its first answer (`-X importtime`, the model-loading thread included):
+    total, the slowest by self time, and the heavy packages that must stay out (transformers, torch)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        log_file = Path(tmp) / "importtime.log"
+        # The server's stderr goes to a file: sh redirects it, then runs the server in its place.
+        command = ["/bin/sh", "-c", 'exec "$@" 2>"$0"', str(log_file), sys.executable, "-X", "importtime",
+                   *server_command(model)[1:]]
+        asyncio.run(first_answer(command))
+        lines = log_file.read_text(errors="replace").splitlines()
+    rows, top_level = [], 0
+    for line in lines:
         parts = line.split("|")
-        if len(parts) == 3 and parts[1].strip().isdigit():
+        if line.startswith("import time:") and len(parts) == 3 and parts[1].strip().isdigit():
             rows.append((int(parts[1]), int(parts[0].split(":")[1]), parts[2].strip()))
-    total = next((c for c, _s, name in rows if name == module), 0)
+            top_level += int(parts[1]) if not parts[2].startswith("  ") else 0  # nested imports are indented
     slow = sorted(rows, key=lambda r: -r[1])[:top]
-    return {"module": module, "total_ms": round(total / 1000, 1),
+    heavy = sorted({name.split(".")[0] for _c, _s, name in rows if name.split(".")[0] in ("transformers", "torch")})
+    return {"modules": len(rows), "total_ms": round(top_level / 1000, 1),
             "slowest_self_ms": [(name, round(self_us / 1000, 1)) for _c, self_us, name in slow],
-            "transformers_ms": round(next((c for c, _s, n in rows if n == "transformers"), 0) / 1000, 1)}
+            "heavy_packages_imported": heavy}
 
 
 def run_memory(model: str | None, docs: int = 20, log: Any = print) -> dict[str, Any]:
-    imports = import_profile()
-    log(f"import {imports['module']}: {imports['total_ms']:.0f} ms (transformers {imports['transformers_ms']:.0f} ms); "
-        f"most self time: {imports['slowest_self_ms'][:6]}")
     cold = asyncio.run(cold_start(model))
-    cold["imports"] = imports
-    log(f"cold start: first answer {cold['to_first_answer_ms']:.0f} ms (initialize {cold['to_initialized_ms']:.0f} ms, "
-        f"load {cold['load_ms']:.0f} ms, warm-up {cold['warmup_ms']:.0f} ms)")
+    imports = cold["imports"] = import_profile(model)
+    log(f"cold start: process start -> first completion {cold['to_first_answer_ms']:.0f} ms (python itself "
+        f"{cold['python_start_ms']:.0f} ms, -> initialize answered {cold['to_initialized_ms']:.0f} ms, model load "
+        f"{cold['load_ms']:.0f} ms, warm-up {cold['warmup_ms']:.0f} ms)")
+    log(f"imports up to the first answer: {imports['modules']} modules, {imports['total_ms']:.0f} ms; heavy packages: "
+        f"{imports['heavy_packages_imported'] or 'none'}; most self time: {imports['slowest_self_ms'][:6]}")
     mem = asyncio.run(memory_run(model, docs))
     log(f"RSS idle {mem['idle']['rss_mb']} MB, with {mem['docs']} documents {mem['with_docs']['rss_mb']} MB "
         f"(KV caches {mem['cache_mb_total']} MB, peak {mem['with_docs'].get('peak_rss_mb')} MB)")

@@ -1,6 +1,6 @@
 """Fill-in-the-middle quality through the real LSP server, before and after post-processing.
 
-    python benchmarks/quality.py [--model DIR] [--candidates K] [--limit-single N] [--limit-multi 200]
+    python -m benchmarks.quality [--model DIR] [--candidates K] [--limit-single N] [--limit-multi 200]
                                  [--limit-heldout 400] [--limit-files 200] [--files GLOB ...] [--quick]
 For each task the server gets a document (prefix + suffix) and a request at the cursor; the first candidate
 is scored by exact match and edit similarity against the true middle. Sets: HumanEval single-line and
@@ -14,20 +14,15 @@ Each set runs once with post-processing and once without (same model, greedy, so
 per request the two are compared: `empty_while_raw_not` is the share of requests post-processing left
 without a candidate although the raw model had one, `empty_while_raw_fits` the share where that raw answer
 (on a line of its own where code follows) would also have kept the document parseable, and
-`empty_while_raw_right` the share where it was the exact middle. `parse_valid` is the share of returned candidates that keep a parseable document
-parseable (Python: Python's own parser; other languages: no tree-sitter error); `parse_valid_vs_truth` the
-share that leave the document parseable where the true middle would. Each measure is also broken
-down by the cursor's position class (end of a body, after `return`, after `.`, in call arguments, ...).
+`empty_while_raw_right` the share where it was the exact middle. `parse_valid` is the share of returned
+candidates that keep a parseable document parseable (Python: Python's own parser; other languages: no
+tree-sitter error); `parse_valid_vs_truth` the share that leave the document parseable where the true middle
+would. Each measure is also broken down by the cursor's position class (end of a body, after `return`, after
+`.`, in call arguments, ...).
 Prints a table and saves JSON under benchmarks/results/.
 """
 
 from __future__ import annotations
-
-import os
-import sys
-
-# benchmarks/typing.py would shadow the standard library's `typing` while this folder is on sys.path.
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
 import argparse
 import ast
@@ -45,12 +40,12 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 from benchmarks.common import save
 from laya_lsp.replay import LANGUAGES, Buffer, ReplayClient, server_command
 from laya_lsp.syntax import SyntaxDocument, plan_completion
 from laya_lsp.syntax.context import cursor_context, leading_ws, width
+
+ROOT = Path(__file__).resolve().parent.parent
 
 EVALS = ROOT.parent / "shared" / "evals"
 HELDOUT = ROOT / "benchmarks" / "data" / "heldout.jsonl"

@@ -1,6 +1,6 @@
 """Every benchmark of issue #8 in one process tree and one run: `make bench`.
 
-    python benchmarks/run_all.py [--model DIR] [--quick] [--skip llamacpp,profile,...] [--update-docs]
+    python -m benchmarks.run_all [--model DIR] [--quick] [--skip llamacpp,profile,...] [--update-docs]
 
 Sections (each timed; the whole run is budgeted at 15 minutes on a 2-core machine, `--quick` at ~4):
   typing    keystroke→response through the real LSP over stdio (1 buffer on a ~1,500-token file, 3 buffers
@@ -8,6 +8,8 @@ Sections (each timed; the whole run is budgeted at 15 minutes on a 2-core machin
   peers     the same FIM prompts (rebuilt with laya's own prompt code, checked against the server's prompt
             hashes) answered by laya's engine in-process, the naive mlx-lm peer (full prompt per request) and
             llama.cpp (llama-cpp-python, GGUF f32/f16 of the same weights, prompt cache on, 2 threads)
+  decode    the decode step side by side: mlx-lm's plain step vs laya's compiled step, k=1 vs k=5, context 64
+            and ~1000, × the memory floor, what each part buys, op by op (benchmarks/decode_step.py)
   shapes    decode ms/token and prefill tokens/s per shape/dtype next to the memory-bandwidth floor
   memory    server RSS idle and with 20 documents; cold start to first answer
   profile   py-spy on the server during a typing replay: flamegraph SVG + top functions
@@ -17,18 +19,14 @@ Writes benchmarks/results/<date>-<host>.json, -latency.png, -decode.png, -profil
 
 from __future__ import annotations
 
-import os
-import sys
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]  # benchmarks/typing.py shadows typing
-
 import argparse
 import asyncio
 import functools
 import json
+import os
 import statistics
 import subprocess
+import sys
 import sysconfig
 import tempfile
 import time
@@ -37,32 +35,15 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 # Candidates for the ~1,500-token file (picked with the model's own tokenizer) and the other two buffers.
 NEAR_1500 = [STDLIB / n for n in ("genericpath.py", "linecache.py", "sched.py", "codeop.py", "bisect.py", "colorsys.py",
                                   "fnmatch.py", "glob.py", "copy.py", "shlex.py", "string.py", "json/decoder.py")]
 OTHER_BUFFERS = [STDLIB / "json" / "decoder.py", ROOT / "examples" / "inventory.py"]
-SECTIONS = ("typing", "peers", "llamacpp", "shapes", "memory", "profile")
+SECTIONS = ("typing", "peers", "llamacpp", "decode", "shapes", "memory", "profile")
 TARGETS = {"p50_ms": 25.0, "p95_ms": 60.0, "reuse": 0.95, "naive_x": 10.0, "llamacpp_x": 1.0,
            "decode_ms": 7.4, "rss_mb": 400.0, "cold_start_ms": 2000.0}
-
-
-def ensure_fast_blas() -> None:
-    """Re-execute this script once with OpenBLAS preloaded, as `laya-lsp` does for itself (same numbers)."""
-    from laya_lsp.blas import PRELOADED_MARK, find_openblas
-
-    if sys.platform != "linux" or os.environ.get(PRELOADED_MARK) or os.environ.get("LAYA_NO_BLAS_PRELOAD"):
-        return
-    lib = find_openblas()
-    if lib is None:
-        print("warning: no OpenBLAS found; MLX uses its slow reference BLAS", file=sys.stderr)
-        return
-    env = dict(os.environ, LD_PRELOAD=":".join(x for x in (lib, os.environ.get("LD_PRELOAD", "")) if x))
-    env[PRELOADED_MARK] = lib
-    os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], env)  # the same command (script or -m)
 
 
 def log(msg: str) -> None:
@@ -279,7 +260,7 @@ def profile_section(run: Run, files: list[Path], stem: Path) -> dict[str, Any]:
 # -- main -----------------------------------------------------------------------------------------------------
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--model", help="model directory (default: the embedded model)")
+    p.add_argument("--model", help="model directory (default: LAYA_MODEL, else the embedded model)")
     p.add_argument("--quick", action="store_true", help="short everything (~4 minutes): for development")
     p.add_argument("--skip", default="", help=f"comma-separated sections to skip: {', '.join(SECTIONS)}")
     p.add_argument("--only", default="", help="comma-separated sections to run (default all)")
@@ -313,16 +294,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ensure_fast_blas()
+    from laya_lsp import bootstrap
+
+    bootstrap.use_fast_blas()  # the same BLAS set-up as `laya-lsp` (same numbers)
     args = parse_args(argv)
     from benchmarks.common import RESULTS, machine
     from benchmarks.peers.prompts import file_near_tokens, keystroke_prompts, line_hint_for
     from laya_lsp.blas import active_blas
-    from laya_lsp.engine.model import load_model, resolve_model
+    from laya_lsp.engine import resolve_model
+    from laya_lsp.engine.model import load_model
 
-    model_path = resolve_model(args.model)
+    settings = bootstrap.resolve_settings(args.settings, args.model)
+    model_path = resolve_model(settings.model or None, settings.allow_download)
     args.model = str(model_path)
     run = Run(args)
+    # The peers (naive mlx-lm, the engine alone, llama.cpp parity) drive the raw model; the server under test
+    # and the prompt reconstruction load it through the bootstrap like every command.
     lm = load_model(str(model_path))
     near, ntok = file_near_tokens(lm, NEAR_1500, 1500)
     files1, files3 = [near], [near] + [f for f in OTHER_BUFFERS if f != near]
@@ -366,8 +353,13 @@ def main(argv: list[str] | None = None) -> int:
         res["llamacpp"] = llama
         res.setdefault("peers", {})["llama.cpp"] = {f"{q} {n}": v for q in ("f32", "f16")
                                                     for n, v in llama.get(q, {}).items() if "buffer" in n}
+    from benchmarks.decode_step import run_decode
     from benchmarks.memory import run_memory
     from benchmarks.shapes import run_shapes
+
+    decode = run.section("decode", lambda: run_decode(str(model_path), args.quick, log=log))
+    if decode:
+        res["decode"] = decode
 
     mem = run.section("memory", lambda: run_memory(args.model, args.docs, log=log))
     if mem:

@@ -5,20 +5,12 @@ not on the completion request), then times `plan_completion` + `postprocess` ove
 rest of the line or block, a variant that runs past the block end, one with an unclosed bracket, and junk. The
 document's per-version memo is empty at the start of each request, as after a real keystroke.
 
-    python benchmarks/syntax_bench.py [--requests 300] [--languages python,javascript,go]
+    python -m benchmarks.syntax_bench [--requests 300] [--languages python,javascript,go]
 
 Prints p50/p95 per language and scenario and writes benchmarks/results/syntax-<date>.json.
 """
 
 from __future__ import annotations
-
-import os
-import sys
-
-# benchmarks/typing.py shadows the standard library's `typing` while this folder is on sys.path (Python puts a
-# script's folder there): take it off before importing anything else.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 
 import argparse
 import json
@@ -29,12 +21,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
 from laya_lsp.syntax import SyntaxDocument, SyntaxSettings, plan_completion, postprocess
 
-
+ROOT = Path(__file__).resolve().parent.parent
 def python_file(lines: int) -> str:
     """A realistic-looking Python module: classes with methods, one large class, top-level functions."""
     out: list[str] = ["import os", "import sys", "", ""]

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import json
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from . import __version__
-from .blas import reexec_with_fast_blas
+from .bootstrap import MODEL_ENV, use_fast_blas
+
+if TYPE_CHECKING:
+    from .config import Settings
 
 LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
 
@@ -25,7 +28,7 @@ def is_loopback(host: str) -> bool:
 
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", help="mlx-lm model directory or Hugging Face repo id (default: LAYA_MODEL, "
+    p.add_argument("--model", help=f"mlx-lm model directory or Hugging Face repo id (default: {MODEL_ENV}, "
                    "else the embedded model)")
     p.add_argument("--allow-download", action="store_true",
                    help="let a Hugging Face repo id be downloaded (default: offline, local cache only)")
@@ -80,27 +83,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from .config import Settings, SettingsError, parse_settings
+def _settings(args: argparse.Namespace) -> Settings:
+    """The command's starting settings (bootstrap.resolve_settings); bad ones end the command with a message."""
+    from .bootstrap import resolve_settings
+    from .config import SettingsError
 
-    raw = {}
-    if getattr(args, "settings", None):
-        try:
-            raw = json.loads(args.settings)
-        except json.JSONDecodeError as exc:
-            raise SystemExit(f"laya-lsp: --settings is not valid JSON: {exc}") from None
-    if getattr(args, "model", None):
-        raw["model"] = args.model
-    if getattr(args, "allow_download", False):
-        raw["allowDownload"] = True
     try:
-        return parse_settings(raw, Settings())
+        return resolve_settings(args.settings, args.model, args.allow_download)
     except SettingsError as exc:
         raise SystemExit(f"laya-lsp: {exc}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
-    reexec_with_fast_blas(argv)
+    use_fast_blas()  # before anything imports MLX: backend check, OpenBLAS on Linux CPU
     raw = list(sys.argv[1:] if argv is None else argv)
     if not raw or raw[0] not in ("serve", "complete", "http", "doctor", "-h", "--help", "--version"):
         raw = ["serve", *raw]  # no command: serve over stdio, taking serve's options

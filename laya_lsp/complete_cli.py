@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 import time
 from pathlib import Path
 
+from . import bootstrap
 from .config import Settings
-from .engine import Engine, ModelLoadError
-from .service import CompletionService
+from .engine import ModelLoadError
+from .orchestrator import Completion, Orchestrator
 from .syntax import SyntaxDocument
 
 BREAKDOWN = ["queue_ms", "debounce_ms", "prompt_tokens", "reused_tokens", "prefill_ms", "decode_tokens",
@@ -38,6 +40,7 @@ def offset_of(text: str, line: int, col: int) -> int:
 
 
 def run_complete(args: argparse.Namespace, settings: Settings) -> int:
+    """Load the model, ask `--repeat` times at the location through the orchestrator, print what came back."""
     path, line, col = parse_location(args.location)
     try:
         text = path.read_text(encoding="utf-8")
@@ -45,44 +48,56 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
         print(f"laya-lsp: cannot read {path}: {exc}", file=sys.stderr)
         return 2
     offset = offset_of(text, line, col)
-    engine = Engine(settings.engine())
     t0 = time.perf_counter()
     try:
-        lm = engine.load(settings.model or None, settings.allow_download)
+        engine = bootstrap.start_engine(settings)
     except ModelLoadError as exc:
         print(f"laya-lsp: model not loaded: {exc}", file=sys.stderr)
         return 1
     load_ms = (time.perf_counter() - t0) * 1000
-    service = CompletionService(engine, lambda: settings)
+    info = engine.model_info()
+    assert info is not None
+    orchestrator = Orchestrator(engine, lambda: settings)
     doc = SyntaxDocument(text, "", path.resolve().as_uri())
-    runs = []
-    for _ in range(max(1, args.repeat)):
-        plan, job = service.submit(str(path), doc, offset, "inline" if args.inline else "completion", debounce=False)
-        if job is None:
-            print(f"no completion here: {plan.reason} (set triggerRules false to force one)")
-            engine.shutdown()
-            return 0
-        runs.append(service.finish(doc, offset, plan, job.future.result()))
-    engine.shutdown()
+    kind = "inline" if args.inline else "completion"
+
+    async def ask() -> list[Completion]:
+        runs = []
+        for _ in range(max(1, args.repeat)):
+            answer = await orchestrator.completions.complete(str(path), doc, offset, kind, debounce=False,
+                                                             remember=False)
+            assert answer is not None  # (the document never changes under the request)
+            runs.append(answer)
+            if answer.stats.status == "skipped":
+                break
+        return runs
+
+    try:
+        runs = asyncio.run(ask())
+    finally:
+        engine.shutdown()
+    if runs[0].stats.status == "skipped":
+        reason = runs[0].plan.reason if runs[0].plan else ""
+        print(f"no completion here: {reason} (set triggerRules false to force one)")
+        return 0
     if args.json:
         print(json.dumps({
-            "model": {"name": lm.name, "path": lm.path, "fim": lm.fim.name, "layout": lm.fim.preferred_layout,
-                      "load_ms": round(load_ms, 1), **lm.timings},
-            "runs": [{"plan": r.plan.reason, "candidates": [c.__dict__ for c in r.suggestions],
+            "model": {"name": info.name, "path": info.path, "fim": info.fim, "layout": info.layout,
+                      "load_ms": round(load_ms, 1), **info.timings},
+            "runs": [{"plan": r.plan.reason if r.plan else "", "candidates": [c.__dict__ for c in r.suggestions],
                       "raw": [c.__dict__ for c in r.result.candidates] if r.result else [],
-                      "stats": r.result.stats.to_dict() if r.result else {}} for r in runs],
+                      "stats": r.stats.to_dict()} for r in runs],
         }, indent=2))
         return 0
-    print(f"model {lm.name} ({lm.fim.name}/{lm.fim.preferred_layout}) loaded+warmed in {load_ms:.0f} ms")
+    print(f"model {info.name} ({info.fim}/{info.layout}) loaded+warmed in {load_ms:.0f} ms")
     for i, r in enumerate(runs, 1):
-        assert r.result is not None
-        st = r.result.stats.to_dict()
-        print(f"run {i} ({r.plan.reason}): " + "  ".join(
+        st = r.stats.to_dict()
+        print(f"run {i} ({r.plan.reason if r.plan else st['status']}): " + "  ".join(
             f"{k}={st[k]:.1f}" if isinstance(st[k], float) else f"{k}={st[k]}" for k in BREAKDOWN))
         for rank, c in enumerate(r.suggestions, 1):
             rules = f", {'+'.join(c.rules)}" if c.rules else ""
             print(f"  {rank}. {c.text!r}  (logprob {c.logprob:.2f}{rules})")
         if not r.suggestions:
-            why = r.result.stats.error or ", ".join(f"{n} {k}" for k, n in r.rejected.items()) or r.result.stats.status
+            why = r.stats.error or ", ".join(f"{n} {k}" for k, n in r.rejected.items()) or r.stats.status
             print(f"  (no candidates: {why})")
     return 0

@@ -6,14 +6,14 @@ as editors write them. Unknown keys are reported, never silently dropped into th
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 import cattrs
 from cattrs.gen import make_dict_structure_fn, override
 
 from .engine import EngineSettings
+from .syntax import SyntaxSettings
 
 
 @dataclass
@@ -53,7 +53,17 @@ class Settings:
     decision_threshold: float = 0.5
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
 
+    def syntax(self) -> SyntaxSettings:
+        """What the syntax layer needs: where to complete and how many lines a block may have."""
+        return SyntaxSettings(
+            complete_in_comments=self.complete_in_comments,
+            complete_in_strings=self.complete_in_strings,
+            max_lines=self.inline_max_lines,
+            multiline=self.inline_max_lines > 1,
+        )
+
     def engine(self) -> EngineSettings:
+        """The engine's knobs for these settings."""
         return EngineSettings(
             candidates=self.candidates,
             max_tokens=self.max_tokens,
@@ -92,7 +102,7 @@ def _camel(name: str) -> str:
 def _converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
     for cls in (FallbackSettings, Settings):  # nested class first: the outer hook captures its hook
-        overrides = {f.name: override(rename=_camel(f.name)) for f in fields(cls)}
+        overrides: dict[str, Any] = {f.name: override(rename=_camel(f.name)) for f in fields(cls)}
         conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides))
     return conv
 
@@ -159,12 +169,6 @@ def _unstructure(s: Any) -> dict[str, Any]:
     if is_dataclass(s):
         return {_camel(f.name): _unstructure(getattr(s, f.name)) for f in fields(s)}
     return s
-
-
-def settings_from_env(base: Settings) -> Settings:
-    """LAYA_MODEL overrides the model (used when no --model and no initialization option names one)."""
-    env_model = os.environ.get("LAYA_MODEL")
-    return replace(base, model=env_model) if env_model and not base.model else base
 
 
 def documented_keys() -> list[str]:

@@ -10,8 +10,9 @@ import sys
 import time
 from typing import Any
 
-from .blas import PRELOADED_MARK, active_blas, blas_threads, find_openblas
+from .blas import active_blas, blas_threads, find_openblas, loaded_blas, sgemm_binding
 from .config import Settings
+from .device import gpu_info, installed_backend, mlx_device_kind
 
 
 def _matmul_ms(n: int = 512, reps: int = 5) -> float:
@@ -30,7 +31,7 @@ def collect(settings: Settings) -> dict[str, Any]:
     import mlx.core as mx
     import psutil
 
-    from .engine.model import ModelLoadError, resolve_model
+    from .engine import ModelLoadError, resolve_model
 
     vm = psutil.virtual_memory()
     info: dict[str, Any] = {
@@ -39,10 +40,15 @@ def collect(settings: Settings) -> dict[str, Any]:
         "platform": f"{platform.system()} {platform.release()} {platform.machine()}",
         "cpu_count": os.cpu_count(),
         "mlx": getattr(mx, "__version__", "?"),
+        "mlx_backend": installed_backend(),
         "mlx_device": str(mx.default_device()),
+        "device_kind": mlx_device_kind(),
+        "gpu": gpu_info(),
         "blas": active_blas(),
         "blas_library_found": find_openblas(),
-        "blas_preloaded_by_laya": os.environ.get(PRELOADED_MARK),
+        "blas_loaded_by_laya": loaded_blas(),
+        # What the dynamic linker bound MLX's matmul to, in a fresh process started like the server.
+        "mlx_sgemm_binds_to": sgemm_binding(),
         "blas_threads": blas_threads(),
         "thread_env": {k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MLX_NUM_THREADS")
                        if k in os.environ},
@@ -76,7 +82,7 @@ def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
         if isinstance(value, dict):
             value = ", ".join(f"{k}={v}" for k, v in value.items()) or "-"
         print(f"{key.ljust(width)}  {value}")
-    if "reference BLAS" in info["blas"]:
+    if info["device_kind"] == "cpu" and "reference BLAS" in info["blas"]:
         print("\nwarning: MLX is using the slow reference BLAS; install OpenBLAS "
               "(Debian/Ubuntu: apt-get install libopenblas0-pthread) for ~40x faster CPU inference")
     return 0

@@ -2,7 +2,7 @@
 
 `make demo` runs `python -m laya_lsp.replay --demo examples/`: it starts `laya-lsp`, opens the example files,
 re-types a line of each character by character (didChange + a completion request per keystroke) and prints
-the candidates with their latency. `benchmarks/typing.py` uses the same code for its measurements.
+the candidates with their latency. `benchmarks/typing_replay.py` uses the same code for its measurements.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import statistics
 import sys
 import time
@@ -20,6 +21,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
+log = logging.getLogger(__name__)
 LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".go": "go", ".rs": "rust",
              ".c": "c", ".h": "c", ".cpp": "cpp", ".java": "java", ".tsx": "typescriptreact"}
 
@@ -121,6 +123,10 @@ class ReplayClient:
         self.settings = settings or {}
         self.client = LanguageClient("laya-replay", "1")
 
+        @self.client.feature(lsp.WINDOW_LOG_MESSAGE)
+        def log_message(params: lsp.LogMessageParams) -> None:
+            log.debug("server: %s", params.message)  # not printed: the demo shows keystrokes
+
     async def start(self) -> None:
         await self.client.start_io(*self.command)
         caps = lsp.ClientCapabilities(
@@ -159,15 +165,15 @@ class ReplayClient:
         doc = lsp.TextDocumentIdentifier(uri=buf.uri)
         t0 = time.perf_counter()
         if kind == "inline":
-            res = await self.client.text_document_inline_completion_async(lsp.InlineCompletionParams(
+            inline = await self.client.text_document_inline_completion_async(lsp.InlineCompletionParams(
                 text_document=doc, position=pos,
                 context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Automatic)))
-            items = list(res.items if isinstance(res, lsp.InlineCompletionList) else (res or []))
-            texts = [i.insert_text if isinstance(i.insert_text, str) else i.insert_text.value for i in items]
+            ghosts = list(inline.items if isinstance(inline, lsp.InlineCompletionList) else (inline or []))
+            texts = [i.insert_text if isinstance(i.insert_text, str) else i.insert_text.value for i in ghosts]
         else:
             res = await self.client.text_document_completion_async(lsp.CompletionParams(text_document=doc, position=pos))
             items = list(res.items if isinstance(res, lsp.CompletionList) else (res or []))
-            texts = [i.text_edit.new_text if i.text_edit else i.label for i in items]  # type: ignore[union-attr]
+            texts = [i.text_edit.new_text if i.text_edit else i.label for i in items]
         return texts, (time.perf_counter() - t0) * 1000
 
     async def stats(self, recent: int = 0, reset: bool = False) -> dict[str, Any]:

@@ -1,8 +1,9 @@
-"""The command line: help, doctor, complete, and the BLAS re-exec."""
+"""The command line: help, doctor (device, BLAS routing, model) and complete."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,8 +34,11 @@ def test_doctor_reports_blas_device_and_model():
     assert info["mlx_device"].startswith("Device(")
     assert info["model"]["path"] == str(TINY_MODEL)
     assert info["blas"]
-    if sys.platform == "linux" and info["blas_library_found"]:
+    assert info["device_kind"] in ("cpu", "cuda", "metal") and info["mlx_backend"] == info["device_kind"]
+    assert (info["gpu"] is None) == (info["device_kind"] == "cpu")
+    if sys.platform == "linux" and info["device_kind"] == "cpu" and info["blas_library_found"]:
         assert info["blas"].startswith("OpenBLAS"), "an installed OpenBLAS must be the active BLAS"
+        assert "openblas" in info["mlx_sgemm_binds_to"], "MLX's matmul must bind to the OpenBLAS laya loaded"
 
 
 def test_doctor_names_a_missing_model():
@@ -66,3 +70,19 @@ def test_complete_rejects_positions_outside_the_file(tmp_path: Path):
 def test_serve_refuses_remote_host_without_flag():
     res = run("serve", "--tcp", "--host", "0.0.0.0", "--port", "0", check=False)
     assert res.returncode == 2 and "--allow-remote" in res.stderr
+
+
+def test_every_command_honours_laya_model_and_model_beats_it(tmp_path: Path):
+    """`LAYA_MODEL` picks the model when no `--model` is given, for `doctor` and `complete` as for the servers;
+    `--model` wins over it (bootstrap.resolve_settings)."""
+    env = {**os.environ, "LAYA_MODEL": str(TINY_MODEL)}
+    assert json.loads(run("doctor", "--json", env=env).stdout)["model"]["path"] == str(TINY_MODEL)
+    src = tmp_path / "c.py"
+    src.write_text("def add(a, b):\n    return a + b\n")
+    raw = '{"postprocess": false, "triggerRules": false}'
+    out = json.loads(run("complete", f"{src}:2:11", "--json", "--settings", raw, env=env).stdout)
+    assert out["model"]["path"] == str(TINY_MODEL) and out["runs"][0]["candidates"]
+    missing = {**os.environ, "LAYA_MODEL": "/nonexistent/model"}
+    assert "does not exist" in json.loads(run("doctor", "--json", env=missing).stdout)["model"]["error"]
+    picked = json.loads(run("doctor", "--json", "--model", str(TINY_MODEL), env=missing).stdout)
+    assert picked["model"]["path"] == str(TINY_MODEL)

@@ -13,6 +13,7 @@ from lsphelpers import complete_texts, open_doc, position_at, stats
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from laya_lsp.bootstrap import MODEL_ENV, resolve_settings
 from laya_lsp.config import Settings, SettingsError, documented_keys, parse_settings
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
@@ -44,6 +45,19 @@ def test_partial_updates_merge_over_the_current_settings():
 def test_bad_settings_are_rejected_with_the_key_named(raw, words):
     with pytest.raises(SettingsError, match=words):
         parse_settings(raw)
+
+
+def test_start_up_settings_defaults_then_env_then_settings_json_then_model_flag():
+    assert resolve_settings(env={}) == Settings()
+    assert resolve_settings(env={MODEL_ENV: "/m/env"}).model == "/m/env"
+    from_json = resolve_settings('{"model": "/m/json", "candidates": 2}', env={MODEL_ENV: "/m/env"})
+    assert (from_json.model, from_json.candidates) == ("/m/json", 2)
+    flag = resolve_settings('{"model": "/m/json"}', model="/m/flag", allow_download=True, env={MODEL_ENV: "/m/env"})
+    assert (flag.model, flag.allow_download) == ("/m/flag", True)
+    with pytest.raises(SettingsError, match="not valid JSON"):
+        resolve_settings("{nope", env={})
+    with pytest.raises(SettingsError, match="candidates"):
+        resolve_settings('{"candidates": 99}', env={})
 
 
 def test_every_key_is_documented_in_readme():

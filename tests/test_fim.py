@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import PreTrainedTokenizerFast
+from tokenizers import Tokenizer as RustTokenizer
+from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from laya_lsp.engine.context import ContextWindow, suffix_ids
 from laya_lsp.engine.fim import PREFIX_ONLY, PromptBuilder, detect_fim
+from laya_lsp.engine.tokenizer import Tokenizer
 
 CODE = ("def add(a, b):\n    return a + b\n\n\nclass Point:\n    def __init__(self, x, y):\n"
         "        self.x = x\n        self.y = y\n") * 20
@@ -27,14 +28,14 @@ FAMILIES = {
 }
 
 
-def make_tokenizer(specials: list[str]) -> PreTrainedTokenizerFast:
-    tok = Tokenizer(models.BPE())
+def make_tokenizer(specials: list[str]) -> Tokenizer:
+    tok = RustTokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=specials,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
     tok.train_from_iterator([CODE], trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=specials[0])
+    return Tokenizer(tok, {"eos_token": specials[0]})
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SERVER_CMD, TINY_MODEL
+from importhook import hook_env
 from lspclient import LspClient, position_at
 from metamodel import assert_conforms
 
@@ -134,51 +135,24 @@ async def test_cache_stays_under_a_tiny_budget():
     assert_conforms(c, "memory pressure")
 
 
-FAULT_HOOK = r'''
-import importlib.util, os, sys
-
-_FLAG = os.environ["LAYA_FAULT_FILE"]
+FAULT = r'''
+import os
 
 
-class _InjectFault:
-    """After laya_lsp.engine.engine is imported, make its decode_branches raise while the flag file exists."""
-
-    def find_spec(self, name, path, target=None):
-        if name != "laya_lsp.engine.engine":
-            return None
-        sys.meta_path.remove(self)
-        try:
-            spec = importlib.util.find_spec(name)
-        finally:
-            sys.meta_path.insert(0, self)
-        exec_module = spec.loader.exec_module
-
-        def patched(module):
-            exec_module(module)
-            real = module.decode_branches
-
-            def faulty(*args, **kwargs):
-                if os.path.exists(_FLAG):
-                    raise RuntimeError("injected fault inside generation")
-                return real(*args, **kwargs)
-
-            module.decode_branches = faulty
-
-        spec.loader.exec_module = patched
-        return spec
+def _fail():
+    if os.path.exists(os.environ["LAYA_FAULT_FILE"]):
+        raise RuntimeError("injected fault inside generation")
 
 
-sys.meta_path.insert(0, _InjectFault())
+PATCHES = {"laya_lsp.engine.engine": lambda module: wrap(module, "complete_steps", _fail)}
 '''
 
 
 async def test_exception_inside_generation(tmp_path: Path):
     """A fault inside the model call: the request is answered (empty), the user is told once, and the server
-    serves normally when the fault goes away. The fault is injected with a sitecustomize import hook."""
-    (tmp_path / "hook").mkdir()
-    (tmp_path / "hook" / "sitecustomize.py").write_text(FAULT_HOOK)
+    serves normally when the fault goes away. The fault is injected with an import hook (importhook.py)."""
     flag = tmp_path / "FAULT"
-    env = {"PYTHONPATH": str(tmp_path / "hook"), "LAYA_FAULT_FILE": str(flag)}
+    env = {**hook_env(tmp_path, FAULT), "LAYA_FAULT_FILE": str(flag)}
     c = await LspClient.spawn(SERVER_CMD, env=env, default_timeout=60)
     try:
         await c.initialize(initialization_options={"warmUp": False, "speculative": False, "typedThrough": False})

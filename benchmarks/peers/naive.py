@@ -7,11 +7,21 @@ rule as the engine (stop tokens; after `max_lines` newlines once a non-blank tok
 
 from __future__ import annotations
 
+import functools
 import time
+from pathlib import Path
 from typing import Any
 
 from .laya import latency_summary
 from .prompts import PromptSet
+
+
+@functools.lru_cache(maxsize=2)
+def mlx_lm_tokenizer(model_path: str) -> Any:
+    """mlx-lm's own tokenizer wrapper, which stream_generate expects (laya's Tokenizer is a smaller interface)."""
+    from mlx_lm.tokenizer_utils import load
+
+    return load(Path(model_path))
 
 
 def answer(lm: Any, ids: list[int], max_tokens: int, max_lines: int, stop: set[int], newline: frozenset[int],
@@ -20,7 +30,7 @@ def answer(lm: Any, ids: list[int], max_tokens: int, max_lines: int, stop: set[i
 
     out: list[int] = []
     lines, content = 0, False
-    for resp in stream_generate(lm.model, lm.tokenizer, prompt=ids, max_tokens=max_tokens):
+    for resp in stream_generate(lm.model, mlx_lm_tokenizer(lm.path), prompt=ids, max_tokens=max_tokens):
         tok = int(resp.token)
         if tok in stop:
             break

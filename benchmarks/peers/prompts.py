@@ -1,4 +1,4 @@
-"""The exact FIM prompts laya builds for a typing replay, reconstructed in-process (no server, no model run).
+"""The exact FIM prompts laya builds for a typing replay, reconstructed in-process (no server; nothing decoded).
 
 A replay types spans of real files one character at a time (buffers interleaved every `switch_every`
 keystrokes, as `laya_lsp.replay.replay` does). For each keystroke this module asks laya's own code what it
@@ -10,7 +10,7 @@ the reconstruction can be checked against what the server logged.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -84,55 +84,42 @@ class _ReplayClock:
 def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "completion", switch_every: int = 5,
                       line_hint: float | dict[str, float] = 0.6, raw_settings: dict[str, Any] | None = None,
                       start_s: float = 3.0, interval_s: float = 0.1,
-                      key_times_s: list[float] | None = None, model_ready_at_open: bool = False) -> PromptSet:
-    """The prompts laya's engine would build for every keystroke of a replay over `files` (model `lm` loaded).
+                      key_times_s: list[float] | None = None) -> PromptSet:
+    """The prompts laya's engine would build for every keystroke of a replay over `files` (model `lm`: its
+    stop rules go to the peers; laya's own engine loads the same model through the bootstrap).
 
     Follows the server's sequence: open + warm-up per buffer, the first request at the untouched cursor of
-    the first buffer, then one request per keystroke. `start_s` (open → first keystroke, i.e. the replay's
-    cold start) and `interval_s` (typing pace) place each request on the timeline the cross-file chunk
-    snapshots refresh by; `key_times_s` (each keystroke's time after the buffers opened, as a replay
-    recorded it) replaces that estimate. The server starts loading the model at `initialized`, so when the
-    buffers are opened right after it the model is not there yet: the warm-up requests then get no cross-file
-    context and take no chunk snapshot (`model_ready_at_open=False`, what a replay does).
+    the first buffer, then one request per keystroke, each built by the orchestrator's completion flow and the
+    engine's prompt code. `start_s` (open → first keystroke, i.e. the replay's cold start) and `interval_s`
+    (typing pace) place each request on the timeline the cross-file chunk snapshots refresh by; `key_times_s`
+    (each keystroke's time after the buffers opened, as a replay recorded it) replaces that estimate.
     """
-    from laya_lsp import crossfile
+    from laya_lsp import bootstrap, crossfile
     from laya_lsp.config import parse_settings
-    from laya_lsp.engine import Engine
-    from laya_lsp.engine.cache import CacheStore
-    from laya_lsp.service import CompletionService
-    from laya_lsp.syntax import SyntaxDocument
+    from laya_lsp.orchestrator import Orchestrator
+    from laya_lsp.syntax import CompletionPlan, SyntaxDocument
 
-    settings = parse_settings(raw_settings or {})
-    engine = Engine(settings.engine())
+    settings = replace(parse_settings(raw_settings or {}), model=lm.path)
+    engine = bootstrap.start_engine(settings)
+    flow = Orchestrator(engine, lambda: settings).completions
     clock, real_time = _ReplayClock(), crossfile.time
     crossfile.time = clock  # type: ignore[assignment]
     try:
-        engine.lm = lm
-        engine.caches = CacheStore(lm.model, 1 << 40)  # only the per-document windows are used, never filled
-        service = CompletionService(engine, lambda: settings)
         hints = line_hint if isinstance(line_hint, dict) else {str(f): line_hint for f in files}
         buffers = [Buffer.from_file(f, chars, line_hint=hints.get(str(f), 0.6)) for f in files]
 
-        def build(b: Buffer, kind_: str, offset: int, no_context: bool = False) -> tuple[list[int], Any, Any] | None:
+        def build(b: Buffer, kind_: str, offset: int) -> tuple[list[int], Any] | None:
             doc = SyntaxDocument(b.text, b.language, b.uri)
-            plan = service.plan(doc, offset) if kind_ != "warm-up" else None
-            if plan is not None and not plan.complete:
+            plan = flow.plan(doc, offset) if kind_ != "warm-up" else CompletionPlan(True, "warm-up")
+            if not plan.complete:
                 return None
-            from laya_lsp.syntax import CompletionPlan
-
-            if no_context:  # as `CompletionService._context` answers while no model is loaded
-                engine.lm = None
-            try:
-                req = service._engine_request(b.uri, doc, offset, kind_, plan or CompletionPlan(True, "warm-up"),
-                                              None, kind_ != "warm-up")
-            finally:
-                engine.lm = lm
-            return engine._prompt(req), req, plan
+            req = flow.request_for(b.uri, doc, offset, kind_, plan, None, kind_ != "warm-up")
+            return engine.prompt_for(req), req
 
         for b in buffers:  # didOpen: chunks join the ring, then the buffer is warmed with the cursor at the top
-            service.ring.observe_file(b.uri, b.text)
+            flow.ring.observe_file(b.uri, b.text)
             if settings.warm_up:
-                build(b, "warm-up", 0, no_context=not model_ready_at_open)
+                build(b, "warm-up", 0)
         clock.now = start_s
         build(buffers[0], kind, buffers[0].cursor)  # the replay's first (cold-start) request
         prompts: list[Prompt] = []
@@ -146,7 +133,7 @@ def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "compl
             if built is None:
                 skipped += 1
                 continue
-            ids, req, _plan = built
+            ids, req = built
             prompts.append(Prompt(b.uri, n, ids, int(req.max_tokens or settings.max_tokens), max(1, req.max_lines),
                                   prompt_hash(ids)))
     finally:

@@ -18,9 +18,12 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .decide import CALIBRATION_FILE, DecideRequest, Option, build_prompt, softmax, weights_fingerprint
+
+if TYPE_CHECKING:
+    from ..engine import ModelInfo, ModelWork
 
 SET_FILE = Path(__file__).with_name("calibration_set.jsonl")
 GRID = [math.exp(math.log(0.05) + i * (math.log(20) - math.log(0.05)) / 199) for i in range(200)]
@@ -45,23 +48,31 @@ def ece(rows: list[tuple[list[float], int]], t: float, bins: int = 5) -> float:
                for b in buckets if b) / max(1, n)
 
 
-def score_set(model: str | None, path: Path = SET_FILE) -> tuple[Any, dict[str, list[tuple[list[float], int]]]]:
-    """(loaded model, {"total": rows, "mean": rows}) where a row is (scores per choice, index of the answer)."""
-    from ..engine.decode import CancelToken
-    from ..engine.model import load_model
-    from ..engine.score import score_options
+def score_set(model: str | None, path: Path = SET_FILE) -> tuple[ModelInfo, dict[str, list[tuple[list[float], int]]]]:
+    """(the model, {"total": rows, "mean": rows}) where a row is (scores per choice, index of the answer)."""
+    from .. import bootstrap
 
-    lm = load_model(model)
-    rows: dict[str, list[tuple[list[float], int]]] = {"total": [], "mean": []}
-    for line in path.read_text().splitlines():
-        item = json.loads(line)
-        req = DecideRequest([Option(str(i), c) for i, c in enumerate(item["choices"])], item["prefix"],
-                            item.get("suffix", ""), document=bool(item.get("suffix")))
-        ids, options, _ = build_prompt(lm, req, list(item["choices"]))
-        res = score_options(lm, None, ids, options, CancelToken())
-        rows["total"].append(([s.logprob for s in res.scores], int(item["answer"])))
-        rows["mean"].append(([s.mean for s in res.scores], int(item["answer"])))
-    return lm, rows
+    engine = bootstrap.start_engine(bootstrap.resolve_settings(model=model))
+    info = engine.model_info()
+    assert info is not None
+    items = [json.loads(line) for line in path.read_text().splitlines()]
+
+    def work(m: ModelWork) -> dict[str, list[tuple[list[float], int]]]:
+        rows: dict[str, list[tuple[list[float], int]]] = {"total": [], "mean": []}
+        for item in items:
+            req = DecideRequest([Option(str(i), c) for i, c in enumerate(item["choices"])], item["prefix"],
+                                item.get("suffix", ""), document=bool(item.get("suffix")))
+            ids, options, _ = build_prompt(m, req, list(item["choices"]))
+            res = m.score(ids, options, in_document=False)
+            rows["total"].append(([s.logprob for s in res.scores], int(item["answer"])))
+            rows["mean"].append(([s.mean for s in res.scores], int(item["answer"])))
+        return rows
+
+    try:
+        scored = engine.submit_work("calibrate", None, work).future.result()
+    finally:
+        engine.shutdown()
+    return info, scored.value
 
 
 def report(rows: dict[str, list[tuple[list[float], int]]]) -> dict[str, Any]:
@@ -79,10 +90,14 @@ def report(rows: dict[str, list[tuple[list[float], int]]]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--model", default=None, help="mlx-lm model directory (default: the embedded model)")
+    ap.add_argument("--model", default=None, help="mlx-lm model directory (default: LAYA_MODEL, else the embedded "
+                    "model)")
     ap.add_argument("--set", type=Path, default=SET_FILE)
     ap.add_argument("--write", action="store_true", help=f"store the fit in {CALIBRATION_FILE.name}")
     args = ap.parse_args(argv)
+    from .. import bootstrap
+
+    bootstrap.use_fast_blas()
     lm, rows = score_set(args.model, args.set)
     res = report(rows)
     best = min(res, key=lambda k: res[k]["nll_heldout"])

@@ -21,10 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine.cache import DocumentCache
-from ..engine.decode import CancelToken
-from ..engine.model import LoadedModel
-from ..engine.score import ScoreResult, score_options
+from ..engine import ModelWork, ScoreResult
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 SUFFIX_SHARE = 0.25  # of the decision token budget, for the text after a document position
@@ -155,31 +152,28 @@ def split_trailing_spaces(prefix: str, texts: list[str]) -> tuple[str, list[str]
     return stripped, [tail + t for t in texts]
 
 
-def build_prompt(lm: LoadedModel, req: DecideRequest, texts: list[str]) -> tuple[list[int], list[list[int]], str]:
+def build_prompt(model: ModelWork, req: DecideRequest, texts: list[str]) -> tuple[list[int], list[list[int]], str]:
     """(prompt ids capped at `max_tokens`, option ids, the prompt's text for a fallback model)."""
     prefix, texts = split_trailing_spaces(req.prefix, texts)
-    b = lm.builder
     budget = max(8, req.max_tokens)
-    if req.document and lm.fim.has_fim:
-        suf = b.encode(req.suffix[: int(budget * SUFFIX_SHARE) * 8])[: int(budget * SUFFIX_SHARE)]
-        pre = b.encode(prefix[-budget * TAIL_CHARS_PER_TOKEN :])[-(budget - len(suf) - 4) :]
-        ids = b.build(pre, suf).ids
+    if req.document and model.has_fim:
+        suf = model.encode(req.suffix[: int(budget * SUFFIX_SHARE) * 8])[: int(budget * SUFFIX_SHARE)]
+        pre = model.encode(prefix[-budget * TAIL_CHARS_PER_TOKEN :])[-(budget - len(suf) - 4) :]
+        ids = model.build(pre, suf)
     else:
-        pre = b.encode(prefix[-budget * TAIL_CHARS_PER_TOKEN :])[-budget:]
-        ids = b.build(pre, [], layout="prefix").ids
+        pre = model.encode(prefix[-budget * TAIL_CHARS_PER_TOKEN :])[-budget:]
+        ids = model.build(pre, [], layout="prefix")
     if not ids:
         raise DecisionError("the context is empty: give `context` text or a document position after some text")
-    options = [b.encode(t) for t in texts]
-    return ids, options, lm.decode(pre)
+    options = [model.encode(t) for t in texts]
+    return ids, options, model.decode(pre)
 
 
-def decide_on_worker(
-    lm: LoadedModel, doc: DocumentCache | None, req: DecideRequest, cancel: CancelToken, chunk: int = 128
-) -> Decision:
+def decide_with(model: ModelWork, req: DecideRequest) -> Decision:
     """Score the options (on the inference worker) and turn the scores into a calibrated decision."""
-    ids, options, prompt_text = build_prompt(lm, req, [o.text for o in req.options])
-    result = score_options(lm, doc, ids, options, cancel, chunk)
-    cal = load_calibration(lm.name, lm.path)
+    ids, options, prompt_text = build_prompt(model, req, [o.text for o in req.options])
+    result = model.score(ids, options)
+    cal = load_calibration(model.name, model.path)
     if req.normalize in ("total", "mean"):
         cal = Calibration(req.normalize, cal.temperature, cal.source)
     if req.temperature is not None and req.temperature > 0:

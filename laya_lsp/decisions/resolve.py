@@ -14,12 +14,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from ..config import Settings
-from ..engine.cache import DocumentCache
-from ..engine.context import suffix_ids
-from ..engine.decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
-from ..engine.model import LoadedModel
-from ..engine.score import borrow, score_options
-from ..service import syntax_settings
+from ..engine import Candidate, ModelWork
 from ..syntax import SyntaxDocument, plan_completion, postprocess_detailed
 from .actions import (
     ADD_DOCSTRING,
@@ -41,18 +36,6 @@ REWRITE_SIMILARITY = 0.7  # the model's rewrite of an error line must keep this 
 
 
 @dataclass
-class Generated:
-    text: str
-    logprob: float
-    tokens: int
-
-    @property
-    def confidence(self) -> float:
-        """Geometric-mean token probability: the model's per-token certainty about this text."""
-        return math.exp(self.logprob / self.tokens) if self.tokens else 0.0
-
-
-@dataclass
 class Resolution:
     edit: Edit | None
     title: str | None = None
@@ -62,35 +45,30 @@ class Resolution:
     max_lines: int = 1
 
 
-def generate(lm: LoadedModel, cache: DocumentCache, text: str, offset: int, s: Settings, cancel: CancelToken,
-             k: int, max_tokens: int, max_lines: int) -> list[Generated]:
-    """k greedy branches at `offset` of `text` (FIM, same layout and context budget as completions)."""
-    b = lm.builder
-    prefix, suffix = text[:offset], text[offset:]
-    suf = suffix_ids(b, suffix, int(s.context_tokens * 0.25)) if lm.fim.has_fim else []
-    pre, _ = cache.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - 4)
-    prompt = b.build(pre, suf).ids or [lm.tokenizer.eos_token_id or 0]
-    cache = borrow(lm, cache, prompt)  # a completion's prompt in the document cache survives the action
-    res = prefill_chunked(lm.model, cache, prompt, s.prefill_chunk, cancel)
-    dec = DecodeSettings(k=k, max_tokens=max_tokens, max_lines=max_lines, stop_ids=lm.stop_ids)
-    branches = decode_branches(lm.model, cache, res.logits, dec, lm.newline_ids, cancel, lm.blank_ids)
-    out = [Generated(lm.decode(br.ids), br.logprob, len(br.ids)) for br in branches]
-    return sorted(out, key=lambda g: -g.logprob)
+def confidence(c: Candidate) -> float:
+    """Geometric-mean token probability: the model's per-token certainty about this text."""
+    return math.exp(c.logprob / c.tokens) if c.tokens else 0.0
 
 
-def _block(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, offset: int, s: Settings,
-           cancel: CancelToken) -> Generated | None:
+def generate(model: ModelWork, text: str, offset: int, s: Settings, k: int, max_tokens: int,
+             max_lines: int) -> list[Candidate]:
+    """k greedy branches at `offset` of `text` (FIM, same layout and context budget as completions); a
+    completion's prompt in the document cache survives the action."""
+    return model.generate(model.fim_prompt(text, offset, s.context_tokens), k, max_tokens, max_lines)
+
+
+def _block(model: ModelWork, doc: SyntaxDocument, offset: int, s: Settings) -> Candidate | None:
     """The best post-processed multi-line candidate at `offset` (raw, cut to lines, when postprocess is off)."""
-    gens = generate(lm, cache, doc.text, offset, s, cancel, min(3, s.candidates), BLOCK_TOKENS, s.inline_max_lines)
+    gens = generate(model, doc.text, offset, s, min(3, s.candidates), BLOCK_TOKENS, s.inline_max_lines)
     if not s.postprocess:
         for g in gens:
             cut = "\n".join(g.text.split("\n")[: s.inline_max_lines]).rstrip()
             if cut.strip():
                 return replace(g, text=cut)
         return None
-    plan = plan_completion(doc, offset, syntax_settings(s))
+    plan = plan_completion(doc, offset, s.syntax())
     plan = replace(plan, complete=True, multiline=s.inline_max_lines > 1, max_lines=s.inline_max_lines)
-    detailed = postprocess_detailed(doc, offset, [g.text for g in gens], plan, syntax_settings(s))
+    detailed = postprocess_detailed(doc, offset, [g.text for g in gens], plan, s.syntax())
     for c in detailed.candidates:
         if c.text.strip():
             src = gens[c.source_index]
@@ -98,28 +76,28 @@ def _block(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, offset: i
     return None
 
 
-def complete_block(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, data: dict[str, Any], s: Settings,
-                   cancel: CancelToken) -> Resolution:
+def complete_block(model: ModelWork, doc: SyntaxDocument, data: dict[str, Any], s: Settings) -> Resolution:
     at = int(data["at"])
-    g = _block(lm, cache, doc, at, s, cancel)
+    g = _block(model, doc, at, s)
     if g is None:
         return Resolution(None, prompt_prefix=doc.text[:at], max_lines=s.inline_max_lines)
-    return Resolution(Edit(at, at, g.text), None, g.confidence, doc.text[:at], max_lines=s.inline_max_lines)
+    return Resolution(Edit(at, at, g.text), None, confidence(g), doc.text[:at], max_lines=s.inline_max_lines)
 
 
-def implement_comment(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, data: dict[str, Any],
-                      s: Settings, cancel: CancelToken, uri: str) -> Resolution:
+def implement_comment(model: ModelWork, doc: SyntaxDocument, data: dict[str, Any], s: Settings,
+                      uri: str) -> Resolution:
     """Code for the comment, on new lines below it at the comment's indentation."""
     at = int(data["at"])
     ls, _ = line_bounds(doc.text, at)
     indent = indent_of(doc.text[ls:at])
     head = "\n" + indent
     virtual = SyntaxDocument(doc.text[:at] + head + doc.text[at:], doc.language or "", uri)
-    g = _block(lm, cache, virtual, at + len(head), s, cancel)
+    g = _block(model, virtual, at + len(head), s)
     prompt = doc.text[:at] + head
     if g is None:
         return Resolution(None, prompt_prefix=prompt, max_lines=s.inline_max_lines)
-    return Resolution(Edit(at, at, head + g.text.rstrip()), None, g.confidence, prompt, max_lines=s.inline_max_lines)
+    return Resolution(Edit(at, at, head + g.text.rstrip()), None, confidence(g), prompt,
+                      max_lines=s.inline_max_lines)
 
 
 def _doc_lines(raw: str, end_marker: str) -> list[str]:
@@ -131,8 +109,7 @@ def _doc_lines(raw: str, end_marker: str) -> list[str]:
     return [ln for ln in lines if ln][:3]
 
 
-def add_docstring(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, data: dict[str, Any], s: Settings,
-                  cancel: CancelToken) -> Resolution:
+def add_docstring(model: ModelWork, doc: SyntaxDocument, data: dict[str, Any], s: Settings) -> Resolution:
     """A docstring (Python) or doc comment (/** */, ///, //) written by the model for the function."""
     at, indent, style = int(data["insertAt"]), str(data["indent"]), str(data["style"])
     text = doc.text
@@ -145,7 +122,7 @@ def add_docstring(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, da
         opener, end_marker = indent + "// " + str(data.get("name") or "") + " ", "\n\n"
     else:
         opener, end_marker = indent + "/**\n" + indent + " * ", "*/"
-    gens = generate(lm, cache, text[:at] + opener + text[at:], at + len(opener), s, cancel, 2, DOC_TOKENS, 3)
+    gens = generate(model, text[:at] + opener + text[at:], at + len(opener), s, 2, DOC_TOKENS, 3)
     best = next(((g, ls) for g in gens if (ls := _doc_lines(g.text, end_marker))), None)
     if best is None:
         return Resolution(None)
@@ -160,7 +137,7 @@ def add_docstring(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, da
         new = "".join(indent + marker + x + "\n" for x in lines)
     else:
         new = indent + "/**\n" + "".join(indent + " * " + x + "\n" for x in lines) + indent + " */\n"
-    return Resolution(Edit(at, at, new), None, g.confidence)
+    return Resolution(Edit(at, at, new), None, confidence(g))
 
 
 def _error_count(text: str, doc: SyntaxDocument, uri: str) -> int:
@@ -170,8 +147,7 @@ def _error_count(text: str, doc: SyntaxDocument, uri: str) -> int:
     return len(error_spans(fixed.tree.root_node)) if fixed.tree is not None else 0
 
 
-def rank_fixes(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, line_no: int, s: Settings,
-               cancel: CancelToken, uri: str) -> list[FixCandidate]:
+def rank_fixes(model: ModelWork, doc: SyntaxDocument, line_no: int, s: Settings, uri: str) -> list[FixCandidate]:
     """Candidate fixes for the line (rules + the model's own FIM rewrites of the line) that remove syntax
     errors, with a confidence: softmax over the likelihood of each fixed window and of the unchanged one."""
     text = doc.text
@@ -180,7 +156,7 @@ def rank_fixes(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, line_
     ls, le = line_bounds(text, starts[line_no])
     content_start = ls + len(indent_of(text[ls:le]))
     old = text[content_start:le]
-    for g in generate(lm, cache, text[:content_start] + text[le:], content_start, s, cancel, 3, 48, 1):
+    for g in generate(model, text[:content_start] + text[le:], content_start, s, 3, 48, 1):
         new = g.text.split("\n", 1)[0].rstrip()
         # A fix is a small edit of the line that keeps its words (names, numbers, keywords) in order; it may
         # change punctuation and add words (a missing `in`), but a rewrite into other code is not a fix.
@@ -199,11 +175,10 @@ def rank_fixes(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, line_
     windows = [text[ls:win_end]]
     for c in valid:
         windows.append(text[ls : c.edit.start] + c.edit.text + text[c.edit.end : win_end])
-    b = lm.builder
-    prompt = b.encode(text[max(0, ls - s.decision_tokens * TAIL_CHARS_PER_TOKEN) : ls])[-s.decision_tokens :]
-    prompt = prompt or [lm.tokenizer.eos_token_id or 0]
-    res = score_options(lm, None, prompt, [b.encode(w) for w in windows], cancel, s.prefill_chunk)
-    cal = load_calibration(lm.name, lm.path)
+    prompt = model.encode(text[max(0, ls - s.decision_tokens * TAIL_CHARS_PER_TOKEN) : ls])[-s.decision_tokens :]
+    prompt = prompt or [model.eos_id or 0]
+    res = model.score(prompt, [model.encode(w) for w in windows], in_document=False)
+    cal = load_calibration(model.name, model.path)
     probs = softmax([x.logprob / max(cal.temperature, 1e-3) for x in res.scores])
     for c, p in zip(valid, probs[1:]):
         c.confidence = p
@@ -216,24 +191,23 @@ def _keeps_words(old: str, new: str) -> bool:
     return all(any(w == x for x in words) for w in re.findall(r"\w+", old))
 
 
-def fix_syntax(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, data: dict[str, Any], s: Settings,
-               cancel: CancelToken, uri: str) -> Resolution:
-    ranked = rank_fixes(lm, cache, doc, int(data["line"]), s, cancel, uri)
+def fix_syntax(model: ModelWork, doc: SyntaxDocument, data: dict[str, Any], s: Settings, uri: str) -> Resolution:
+    ranked = rank_fixes(model, doc, int(data["line"]), s, uri)
     best = ranked[0] if ranked else None
     if best is None or best.confidence < s.decision_threshold:
         return Resolution(None, ranked=ranked, confidence=best.confidence if best else 0.0)
     return Resolution(best.edit, f"laya: {best.label} ({best.confidence:.0%})", best.confidence, ranked=ranked)
 
 
-def resolve_on_worker(lm: LoadedModel, cache: DocumentCache, doc: SyntaxDocument, data: dict[str, Any],
-                      s: Settings, cancel: CancelToken, uri: str) -> Resolution:
+def resolve_with(model: ModelWork, doc: SyntaxDocument, data: dict[str, Any], s: Settings, uri: str) -> Resolution:
+    """The edit for a code action's `data` (on the inference worker)."""
     kind = data.get("laya")
     if kind == COMPLETE_BLOCK:
-        return complete_block(lm, cache, doc, data, s, cancel)
+        return complete_block(model, doc, data, s)
     if kind == IMPLEMENT_COMMENT:
-        return implement_comment(lm, cache, doc, data, s, cancel, uri)
+        return implement_comment(model, doc, data, s, uri)
     if kind == ADD_DOCSTRING:
-        return add_docstring(lm, cache, doc, data, s, cancel)
+        return add_docstring(model, doc, data, s)
     if kind == FIX_SYNTAX:
-        return fix_syntax(lm, cache, doc, data, s, cancel, uri)
+        return fix_syntax(model, doc, data, s, uri)
     raise ValueError(f"unknown laya code action {kind!r}")

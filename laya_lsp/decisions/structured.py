@@ -1,8 +1,8 @@
 """`structured`: JSON that validates against a JSON Schema, by constrained decoding (logit masking).
 
 The schema becomes a grammar with llguidance (`LLMatcher.grammar_from_json_schema`), whose matcher gives, at
-every step, the bitmask of tokens that keep the output a valid prefix; engine/score.py's `constrained_decode`
-applies it to the logits (on the CPU: numpy unpack + `mx.where`; llguidance's own MLX helper is a Metal kernel).
+every step, the bitmask of tokens that keep the output a valid prefix (unpacked with numpy); the engine's
+`ModelWork.constrained` masks the logits with it (llguidance's own MLX helper is a Metal kernel).
 Nothing is generated and then repaired.
 
 Termination: the model stops when it picks end-of-text (allowed only once the value is complete) or when the
@@ -23,12 +23,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import mlx.core as mx
 import numpy as np
 
-from ..engine.decode import CancelToken
-from ..engine.model import LoadedModel
-from ..engine.score import constrained_decode
+from ..engine import ModelWork
 from .decide import TAIL_CHARS_PER_TOKEN
 
 MAX_CLOSE_STEPS = 4096
@@ -93,33 +90,29 @@ def _close_objects(node: Any) -> None:
 _TOKENIZERS: dict[int, tuple[Any, Any]] = {}
 
 
-def ll_tokenizer(lm: LoadedModel) -> Any:
+def ll_tokenizer(model: ModelWork) -> Any:
     """llguidance's view of the model's tokenizer (built once per loaded model; ~ms for small vocabularies)."""
-    cached = _TOKENIZERS.get(id(lm))
-    if cached is not None and cached[0] is lm:
+    tok = model.tokenizer
+    cached = _TOKENIZERS.get(id(tok))
+    if cached is not None and cached[0] is tok:
         return cached[1]
-    import llguidance.hf
+    from llguidance import LLTokenizer
 
-    hf = getattr(lm.tokenizer, "_tokenizer", lm.tokenizer)
-    llt = llguidance.hf.from_tokenizer(hf, n_vocab=vocab_size(lm))
+    llt = LLTokenizer(tok.to_json(), n_vocab=model.vocab_size, eos_token=tok.eos_token_id)
     _TOKENIZERS.clear()
-    _TOKENIZERS[id(lm)] = (lm, llt)
+    _TOKENIZERS[id(tok)] = (tok, llt)
     return llt
 
 
-def vocab_size(lm: LoadedModel) -> int:
-    return int(lm.config.get("vocab_size") or len(lm.tokenizer))
-
-
 class JsonConstraint:
-    """A logits processor (mlx-lm convention) masking every token the schema's grammar does not allow."""
+    """The schema's grammar as a token mask: `next_allowed` says which tokens keep the output a valid prefix."""
 
-    def __init__(self, lm: LoadedModel, schema: dict[str, Any]) -> None:
+    def __init__(self, model: ModelWork, schema: dict[str, Any]) -> None:
         from llguidance import LLMatcher
 
-        self.lm = lm
-        self.vocab = vocab_size(lm)
-        llt = ll_tokenizer(lm)
+        self.model = model
+        self.vocab = model.vocab_size
+        llt = ll_tokenizer(model)
         try:
             grammar = LLMatcher.grammar_from_json_schema(schema, defaults={"whitespace_flexible": False})
         except ValueError as exc:
@@ -130,7 +123,7 @@ class JsonConstraint:
         self.matcher = LLMatcher(llt, grammar, log_level=0)
         if self.matcher.is_error():
             raise SchemaError(f"schema not supported: {self.matcher.get_error()}")
-        self.eos = lm.tokenizer.eos_token_id
+        self.eos = model.eos_id
         self.consumed = 0
         self.allowed_counts: list[int] = []
         self.mask_ms = 0.0
@@ -140,7 +133,7 @@ class JsonConstraint:
     def _single_tokens(self, chars: str) -> list[int]:
         out = []
         for ch in chars:
-            ids = self.lm.builder.encode(ch)
+            ids = self.model.encode(ch)
             if len(ids) == 1:
                 out.append(ids[0])
         return out
@@ -159,13 +152,13 @@ class JsonConstraint:
             raise StructuredError(f"grammar rejected token {token}: {self.matcher.get_error()}")
         self.consumed += 1
 
-    def __call__(self, tokens: mx.array, logits: mx.array) -> mx.array:
-        seen: list[int] = tokens.tolist()  # type: ignore[assignment]
-        for t in seen[self.consumed :]:
+    def next_allowed(self, tokens: list[int]) -> np.ndarray:
+        """After the tokens generated so far: which tokens may come next (a bool per vocabulary entry)."""
+        for t in tokens[self.consumed :]:
             self._consume(t)
         mask = self.allowed()
         self.allowed_counts.append(int(mask.sum()))
-        return mx.where(mx.array(mask)[None], logits, -mx.inf)
+        return mask
 
     def stop(self, token: int) -> bool:
         """After the model picked `token`: end at end-of-text, else feed it and end when nothing can follow."""
@@ -180,7 +173,7 @@ class JsonConstraint:
 
         def scan(tokens: list[int]) -> None:
             nonlocal in_string, escaped
-            for ch in self.lm.decode(tokens):
+            for ch in self.model.decode(tokens):
                 if escaped:
                     escaped = False
                 elif ch == "\\" and in_string:
@@ -235,19 +228,18 @@ def validate(value: Any, schema: dict[str, Any]) -> None:
     validators.validator_for(schema)(schema).validate(value)
 
 
-def structured_on_worker(lm: LoadedModel, prompt: str, schema: dict[str, Any], prepared: dict[str, Any],
-                         max_tokens: int, prompt_tokens: int, cancel: CancelToken, chunk: int = 128
-                         ) -> StructuredResult:
+def structured_with(model: ModelWork, prompt: str, schema: dict[str, Any], prepared: dict[str, Any],
+                    max_tokens: int, prompt_tokens: int) -> StructuredResult:
     """Generate a value for `schema` after `prompt` (prefix-only layout, capped at `prompt_tokens`)."""
-    constraint = JsonConstraint(lm, prepared)
+    constraint = JsonConstraint(model, prepared)
     tail = prompt[-prompt_tokens * TAIL_CHARS_PER_TOKEN :]
-    ids = lm.builder.encode(tail)[-prompt_tokens:] or [lm.tokenizer.eos_token_id or 0]
-    res = constrained_decode(lm, None, ids, constraint, constraint.stop, max_tokens, cancel, chunk)
+    ids = model.encode(tail)[-prompt_tokens:] or [model.eos_id or 0]
+    res = model.constrained(ids, constraint.next_allowed, constraint.stop, max_tokens)
     out = [t for t in res.ids if t != constraint.eos]
     closed = not res.stopped
     if closed:
         out += constraint.close(out)
-    text = lm.decode(out)
+    text = model.decode(out)
     try:
         value = json.loads(text)
         validate(value, schema)

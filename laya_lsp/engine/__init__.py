@@ -1,9 +1,20 @@
-"""The inference engine: model loading, per-document KV caches, decoding and scheduling. Imports no LSP code."""
+"""The inference engine: model loading, per-document KV caches, decoding and scheduling. Imports no LSP code.
+
+Callers outside engine/ use only what this module exports: `Engine` (its facade methods), the request and
+result types, and `ModelWork`, the handle decision work gets on the inference worker.
+"""
+
+from .lazy_mlx_lm import defer_mlx_lm_init
+
+defer_mlx_lm_init()  # before the first mlx_lm import below: serving never needs transformers
 
 from .decode import Cancelled, CancelToken
-from .engine import Candidate, CompletionRequest, CompletionResult, Engine, EngineSettings
-from .model import DEFAULT_MODEL_DIR, LoadedModel, ModelLoadError
+from .engine import Candidate, CompletionRequest, CompletionResult, Engine, EngineSettings, ModelInfo
+from .model import DEFAULT_MODEL_DIR, ModelLoadError, Progress, resolve_model
+from .scheduler import Job
+from .score import ScoreResult
 from .stats import RequestStats
+from .work import ModelUnavailable, ModelWork, WorkResult
 
 __all__ = [
     "DEFAULT_MODEL_DIR",
@@ -14,7 +25,14 @@ __all__ = [
     "CompletionResult",
     "Engine",
     "EngineSettings",
-    "LoadedModel",
+    "Job",
+    "ModelInfo",
     "ModelLoadError",
+    "ModelUnavailable",
+    "ModelWork",
+    "Progress",
     "RequestStats",
+    "ScoreResult",
+    "WorkResult",
+    "resolve_model",
 ]

@@ -11,13 +11,10 @@ Each family's cache behaviour is documented in README ("Prompt layout per FIM fa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-
-class Tokenizer(Protocol):
-    def encode(self, text: str, add_special_tokens: bool = ...) -> list[int]: ...
-
-    def convert_tokens_to_ids(self, token: str) -> Any: ...
+from .cuts import CutRule
+from .tokenizer import Tokenizer
 
 
 @dataclass(frozen=True)
@@ -93,14 +90,9 @@ PREFIX_ONLY = FimFormat("prefix-only", stop=("<|endoftext|>", "</s>"))
 
 
 def _token_id(tokenizer: Tokenizer, token: str) -> int | None:
-    try:
-        tid = tokenizer.convert_tokens_to_ids(token)
-    except Exception:  # noqa: BLE001 - tokenizers differ in what they raise for unknown tokens
-        return None
-    if tid is None or isinstance(tid, list):
-        return None
-    unk = getattr(tokenizer, "unk_token_id", None)
-    return None if (unk is not None and tid == unk and token != getattr(tokenizer, "unk_token", None)) else tid
+    tid = tokenizer.convert_tokens_to_ids(token)
+    unk = tokenizer.unk_token_id
+    return None if (unk is not None and tid == unk and token != tokenizer.unk_token) else tid
 
 
 def detect_fim(tokenizer: Tokenizer, config: dict[str, Any] | None = None) -> FimFormat:
@@ -148,7 +140,12 @@ class PromptBuilder:
         self._memo: dict[str, list[int]] = {}
 
     def encode(self, text: str) -> list[int]:
-        return list(self.tokenizer.encode(text, add_special_tokens=False)) if text else []
+        return self.tokenizer.encode(text) if text else []
+
+    @property
+    def cut_rule(self) -> CutRule | None:
+        """Where texts may be cut for incremental encoding (None: encode them whole)."""
+        return self.tokenizer.cut_rule
 
     def encode_cached(self, text: str) -> list[int]:
         """Encode text that recurs across requests (cross-file chunks) once."""

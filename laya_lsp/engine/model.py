@@ -1,24 +1,36 @@
-"""Load an mlx-lm model once (local directory, local Hugging Face cache, or the embedded default) and warm it up."""
+"""Load an mlx-lm model once (local directory, local Hugging Face cache, or the embedded default) and warm it up.
+
+Weights load into mlx-lm's model classes and the tokenizer loads with `tokenizers` alone: neither path imports
+transformers (see lazy_mlx_lm.py), so start-up and memory do not depend on what else is installed.
+"""
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import mlx.core as mx
+from mlx import nn
 
+from ..device import device_defaults, mlx_device_kind
 from .cache import DocumentCache
 from .fim import FimFormat, PromptBuilder, detect_fim
+from .tokenizer import Tokenizer, TokenizerError, load_tokenizer
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default"
+# What load_model reads from a Hugging Face snapshot: configs, weights, tokenizer files.
+MODEL_FILES = ["*.json", "*.safetensors", "tokenizer.model", "*.tiktoken", "*.txt"]
 Progress = Callable[[str, int], None]
 
 
@@ -29,7 +41,7 @@ class ModelLoadError(Exception):
 @dataclass
 class LoadedModel:
     model: Any
-    tokenizer: Any
+    tokenizer: Tokenizer
     config: dict[str, Any]
     fim: FimFormat
     builder: PromptBuilder
@@ -40,33 +52,23 @@ class LoadedModel:
     stop_ids: set[int]
     n_params: int
     dtype: str
+    # Each id's text (token healing's table), decoded in one batch at load, never on a keystroke.
+    token_texts: list[str] = field(default_factory=list, repr=False)
     timings: dict[str, float] = field(default_factory=dict)
-    _token_texts: list[str] | None = field(default=None, repr=False)
     _heal_masks: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    def token_texts(self) -> list[str]:
-        """Each token's text, decoded once (lazily: only token healing needs them)."""
-        if self._token_texts is None:
-            n = int(self.config.get("vocab_size") or len(self.tokenizer))
-            self._token_texts = [self.tokenizer.decode([i]) if i < len(self.tokenizer) else "" for i in range(n)]
-        return self._token_texts
 
     def heal_first_logits(self, logits: mx.array, heal: str) -> mx.array:
         """Logits masked so the first token starts with `heal` (or is a piece of it)."""
         mask = self._heal_masks.get(heal)
         if mask is None:
-            texts = self.token_texts()
+            texts = self.token_texts
             allowed = [bool(t) and (t.startswith(heal) or heal.startswith(t)) for t in texts]
             allowed += [False] * (logits.shape[-1] - len(allowed))
             mask = self._heal_masks[heal] = mx.array(allowed[: logits.shape[-1]])
         return mx.where(mask, logits, mx.array(-float("inf"), dtype=logits.dtype))
 
     def decode(self, ids: list[int]) -> str:
-        return str(self.tokenizer.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False))
-
-
-def default_model_path() -> Path:
-    return DEFAULT_MODEL_DIR
+        return self.tokenizer.decode(ids)
 
 
 def resolve_model(spec: str | None, allow_download: bool = False) -> Path:
@@ -90,12 +92,9 @@ def resolve_model(spec: str | None, allow_download: bool = False) -> Path:
     if looks_like_path:
         raise ModelLoadError(f"model directory {spec} does not exist")
     from huggingface_hub import snapshot_download
-    from mlx_lm.utils import DEFAULT_ALLOW_PATTERNS
 
     try:
-        return Path(
-            snapshot_download(spec, allow_patterns=DEFAULT_ALLOW_PATTERNS, local_files_only=not allow_download)
-        )
+        return Path(snapshot_download(spec, allow_patterns=MODEL_FILES, local_files_only=not allow_download))
     except Exception as exc:
         hint = "" if allow_download else " (offline: set `allowDownload` to fetch it)"
         raise ModelLoadError(f"model {spec!r} is not in the local Hugging Face cache{hint}: {exc}") from exc
@@ -123,7 +122,7 @@ _BLANK_CHARS = set("ĠĊĉč▁ \n\t\r")
 _BLANK_BYTES = {"<0x0A>", "<0x09>", "<0x20>", "<0x0D>"}
 
 
-def _whitespace_ids(tokenizer: Any, vocab_size: int) -> tuple[frozenset[int], frozenset[int]]:
+def _whitespace_ids(tokenizer: Tokenizer, vocab_size: int) -> tuple[frozenset[int], frozenset[int]]:
     """(ids whose text contains a newline, ids whose text is only whitespace), from token strings alone."""
     n = min(vocab_size, len(tokenizer))
     toks = tokenizer.convert_ids_to_tokens(list(range(n)))
@@ -132,11 +131,81 @@ def _whitespace_ids(tokenizer: Any, vocab_size: int) -> tuple[frozenset[int], fr
     return newline, blank
 
 
+def _quantized_as(quant: dict[str, Any], weights: dict[str, mx.array], path: str, module: nn.Module) -> Any:
+    """mlx-lm's rule for affine checkpoints: the config's entry for a layer it names, else quantized where the file
+    holds scales, with group size and bits read from the stored shapes."""
+    if path in quant:
+        return quant[path]
+    if not hasattr(module, "to_quantized") or f"{path}.scales" not in weights:
+        return False
+    in_dims = module.weight.shape[-1]
+    return {"group_size": in_dims // weights[f"{path}.scales"].shape[-1],
+            "bits": weights[f"{path}.weight"].shape[-1] * 32 // in_dims, "mode": "affine"}
+
+
+def _build_from_safetensors(path: Path, config: dict[str, Any]) -> nn.Module:
+    """mlx-lm's model class for `config`, filled from the safetensors files: what mlx_lm.utils.load_model does for
+    plain and affine-quantized MLX checkpoints, written here because mlx_lm.utils imports transformers."""
+    arch = importlib.import_module(f"mlx_lm.models.{config['model_type']}")
+    model = arch.Model(arch.ModelArgs.from_dict(config))
+    weights: dict[str, mx.array] = {}
+    for file in sorted(path.glob("model*.safetensors")):
+        weights.update(cast(dict[str, mx.array], mx.load(str(file))))  # .safetensors load as a dict
+    if hasattr(model, "sanitize"):
+        weights = model.sanitize(weights)
+    if (quant := config.get("quantization")) is not None:
+        nn.quantize(model, group_size=quant["group_size"], bits=quant["bits"], mode="affine",
+                    class_predicate=partial(_quantized_as, quant, weights))
+    model.eval()
+    model.load_weights(list(weights.items()), strict=True)
+    return model
+
+
+def _needs_mlx_lm_loader(config: dict[str, Any]) -> str | None:
+    """Why this checkpoint needs mlx_lm.utils.load_model (formats it converts on load), or None."""
+    quant_config = config.get("quantization_config") or (config.get("text_config") or {}).get("quantization_config")
+    if quant_config:
+        return f"quantization format {quant_config.get('quant_method', '?')!r}"
+    mode = (config.get("quantization") or {}).get("mode", "affine")
+    if mode != "affine":
+        return f"quantization mode {mode!r}"
+    if config.get("quantize_activations") or config.get("model_file"):
+        return "activation quantization or custom model code"
+    return None
+
+
+def load_weights(path: Path, config: dict[str, Any]) -> nn.Module:
+    """The model of the checkpoint at `path`; anything beyond plain or affine-quantized MLX weights (other formats,
+    architectures mlx-lm renames) goes through mlx_lm.utils.load_model, which imports transformers: logged."""
+    reason = _needs_mlx_lm_loader(config)
+    if reason is None:
+        try:
+            return _build_from_safetensors(path, config)
+        except (ImportError, ValueError, KeyError) as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+    log.warning("%s: %s; loading through mlx_lm.utils (imports transformers)", path, reason)
+    from mlx_lm.utils import load_model as mlx_lm_load_model
+
+    model, _ = mlx_lm_load_model(path, lazy=True, trust_remote_code=False)
+    return model
+
+
+def _parameters(model: nn.Module) -> list[mx.array]:
+    """Every parameter array of the model."""
+    from mlx.utils import tree_flatten
+
+    return [v for _, v in cast(list[tuple[str, mx.array]], tree_flatten(model.parameters()))]
+
+
+def _stored_dtype(model: nn.Module) -> str | None:
+    """The floating-point dtype most of the model's parameters are stored in."""
+    floats = Counter(str(v.dtype).removeprefix("mlx.core.") for v in _parameters(model)
+                     if mx.issubdtype(v.dtype, mx.floating))
+    return floats.most_common(1)[0][0] if floats else None
+
+
 def load_model(spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> LoadedModel:
     """Load, cast for the device, and detect the FIM format. Raises ModelLoadError with a readable reason."""
-    from mlx_lm.utils import load_model as mlx_load_model
-    from mlx_lm.utils import load_tokenizer as mlx_load_tokenizer
-
     report = progress or (lambda _msg, _pct: None)
     t0 = time.perf_counter()
     report("resolving model", 5)
@@ -145,36 +214,30 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
     report(f"loading {path.name}", 20)
     os.environ.setdefault("HF_HUB_OFFLINE", "0" if allow_download else "1")
     try:
-        # mlx_lm.load's two steps, tokenizer first: in the other order, MLX work on a non-main thread after
-        # the tokenizer loads aborts the process at exit ("terminate called without an active exception").
-        tokenizer = mlx_load_tokenizer(path, eos_token_ids=config.get("eos_token_id"))
-        model, _ = mlx_load_model(path, lazy=False, trust_remote_code=False)
+        # Tokenizer first: in the other order, MLX work on a non-main thread after the tokenizer loads aborted
+        # the process at exit ("terminate called without an active exception").
+        tokenizer = load_tokenizer(path, config.get("eos_token_id"))
+        model = load_weights(path, config)
+    except TokenizerError as exc:
+        raise ModelLoadError(str(exc)) from exc
     except ValueError as exc:
         raise ModelLoadError(f"cannot load {path}: {exc} (unsupported architecture or mismatched weights?)") from exc
     except Exception as exc:
         raise ModelLoadError(f"cannot load {path}: {type(exc).__name__}: {exc}") from exc
-    # Prompts are budgeted by the engine; the HF length warning would only be noise on stderr.
-    hf = getattr(tokenizer, "_tokenizer", tokenizer)
-    if hasattr(hf, "model_max_length"):
-        hf.model_max_length = 10**9
-    dtype = "mixed"
-    if mx.default_device() == mx.cpu:
-        # fp32 is the fast dtype on MLX's CPU backend; fp16/bf16 matmuls are much slower there.
-        model.set_dtype(mx.float32)
-        dtype = "float32"
+    stored = _stored_dtype(model)
+    quantized = bool(config.get("quantization") or config.get("quantization_config"))
+    defaults = device_defaults(mlx_device_kind(), quantized=quantized, stored_dtype=stored)
+    if defaults.dtype is not None:
+        model.set_dtype(getattr(mx, defaults.dtype))
+    dtype = defaults.dtype or (f"{stored}, quantized" if quantized else stored) or "unknown"
     mx.eval(model.parameters())
     report("detecting prompt format", 70)
     fim = detect_fim(tokenizer, config)
     bos = tokenizer.bos_token_id if fim.name == "codellama" else None
     builder = PromptBuilder(tokenizer, fim, bos_id=bos)
     # Any special token (FIM markers, file separators, eos) ends a candidate: none of them is code.
-    stop = set(builder.stop_ids) | set(getattr(tokenizer, "eos_token_ids", set()) or set())
-    stop |= set(getattr(tokenizer, "all_special_ids", []) or [])
-    if tokenizer.eos_token_id is not None:
-        stop.add(tokenizer.eos_token_id)
-    from mlx.utils import tree_flatten
-
-    n_params = sum(v.size for _, v in tree_flatten(model.parameters()))
+    stop = set(builder.stop_ids) | tokenizer.eos_token_ids | set(tokenizer.all_special_ids)
+    n_params = sum(v.size for v in _parameters(model))
     vocab_size = int(config.get("vocab_size") or len(tokenizer))
     newline_ids, blank_ids = _whitespace_ids(tokenizer, vocab_size)
     lm = LoadedModel(
@@ -190,29 +253,36 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
         stop_ids=stop,
         n_params=n_params,
         dtype=dtype,
+        token_texts=tokenizer.token_texts(vocab_size),
     )
     lm.timings["load_ms"] = (time.perf_counter() - t0) * 1000
     return lm
 
 
 def warm_up(lm: LoadedModel, prefill_chunk: int, k: int, progress: Progress | None = None) -> None:
-    """A few dummy passes so the first real request pays no compilation or page-in cost."""
+    """Run every step shape typing uses once, so the first real request pays no tracing or page-in cost.
+
+    A short prompt (one prefill chunk), then: a prompt tail of each padded size an Extend uses (a keystroke adds
+    a few tokens), and branch steps with 1 and with k branches.
+    """
     from mlx_lm.models.cache import make_prompt_cache
 
-    from .decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
+    from .adapter import decode_model
+    from .decode import CancelToken, DecodeSettings, complete_steps, run_alone, warm_steps
 
     t0 = time.perf_counter()
     report = progress or (lambda _msg, _pct: None)
     report("warming up", 85)
-    lm.token_texts()  # token healing's table: built now, not on the first keystroke that needs it
+    dm = decode_model(lm.model)
     sample = lm.builder.encode("def warm_up(x):\n    return x + 1\n" * 8)
-    prompt = lm.builder.build(sample[: prefill_chunk + 8], sample[:16]).ids
-    for kk in sorted({1, max(1, k)}):
-        doc = DocumentCache(make_prompt_cache(lm.model))
-        res = prefill_chunked(lm.model, doc, prompt, prefill_chunk, CancelToken())
-        settings = DecodeSettings(k=kk, max_tokens=4, stop_ids=set())
-        decode_branches(lm.model, doc, res.logits, settings, lm.newline_ids, CancelToken(), lm.blank_ids)
-        # A one-token extension exercises the small-append path that typing uses.
-        res = prefill_chunked(lm.model, doc, prompt + sample[:1], prefill_chunk, CancelToken())
+    doc = DocumentCache(make_prompt_cache(lm.model))
+    prompt = sample[:prefill_chunk]
+    run_alone(dm, warm_steps(dm, doc, prompt, CancelToken(), prefill_chunk))
+    tails = sorted({min(1 << i, dm.max_tail_rows) for i in range(dm.max_tail_rows.bit_length())})
+    for i, n in enumerate(tails):
+        kk = max(1, k) if i == len(tails) - 1 else 1
+        settings = DecodeSettings(k=kk, max_tokens=2)
+        run_alone(dm, complete_steps(dm, doc, prompt + sample[:n], settings, CancelToken(), prefill_chunk))
+        doc.trim_to(len(prompt))
     lm.timings["warmup_ms"] = (time.perf_counter() - t0) * 1000
     report("ready", 100)

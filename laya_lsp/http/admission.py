@@ -15,17 +15,15 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 
-POLL_S = 0.02  # how often a waiting request checks that its client is still there
+from ..orchestrator.waiting import POLL_S, ClientGone
+
+__all__ = ["Admission", "ClientGone", "QueueFull", "Slot"]
 
 
 class QueueFull(Exception):
     def __init__(self, retry_after: int) -> None:
         super().__init__("the server is busy: too many requests in flight and queued")
         self.retry_after = retry_after
-
-
-class ClientGone(Exception):
-    """The client closed the connection; its work was cancelled."""
 
 
 class Slot:

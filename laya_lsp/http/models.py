@@ -98,20 +98,15 @@ class CompleteRequest(Cursor):
         return self
 
 
-class Timings(_Out):
-    """Where the time went (milliseconds) and how much of the prompt the cache already held."""
+class Answered(_Out):
+    """What every answer carries besides its content: the request's stats record and the HTTP front's times."""
 
-    admission_ms: float = Field(default=0.0, description="waiting for a slot in the HTTP queue")
-    queue_ms: float = 0.0
-    debounce_ms: float = 0.0
-    prompt_tokens: int = 0
-    reused_tokens: int = 0
-    prefill_ms: float = 0.0
-    decode_tokens: int = 0
-    decode_ms: float = 0.0
-    postprocess_ms: float = 0.0
-    total_ms: float = Field(default=0.0, description="engine time from queueing to the cleaned answer")
-    http_ms: float = Field(default=0.0, description="the whole request as the server saw it")
+    stats: dict[str, Any] = Field(description="this request's record, exactly as `laya/stats` lists it under "
+                                  "`recent` (same keys, snake_case): status, source, queue_ms, debounce_ms, "
+                                  "prompt_tokens, reused_tokens, prefill_ms, decode_tokens, decode_ms, "
+                                  "postprocess_ms, total_ms (engine time from queueing to the cleaned answer), ...")
+    admission_ms: float = Field(description="waiting for a slot in the HTTP line")
+    http_ms: float = Field(description="the whole request as the server saw it")
 
 
 class Suggestion(_Out):
@@ -124,7 +119,7 @@ class Suggestion(_Out):
 Status = Literal["ok", "skipped", "superseded", "cancelled", "dropped", "error"]
 
 
-class CompleteResponse(_Out):
+class CompleteResponse(Answered):
     candidates: list[Suggestion]
     status: Status = Field(description="ok; skipped (syntax declined: see plan); superseded (a newer request for "
                            "the same session came in); error (see error)")
@@ -132,7 +127,6 @@ class CompleteResponse(_Out):
     plan: str = Field(description="why (and how much) the syntax layer chose to complete")
     session: str | None = None
     offset: int = Field(description="the cursor index the request resolved to")
-    timings: Timings
     error: str | None = None
 
 
@@ -180,13 +174,12 @@ class _HandOff(_Out):
     local: dict[str, Any] | None = Field(default=None, description="the local answer the fallback replaced")
 
 
-class DecideResponse(_HandOff):
+class DecideResponse(_HandOff, Answered):
     choice: str | None = Field(description="the chosen id, or null below the threshold")
     confidence: float
     scores: list[Score]
     source: str = Field(description="local, or fallback when the hand-off tier answered")
     calibration: Calibration
-    timings: Timings
 
 
 class StructuredRequest(_Body):
@@ -196,14 +189,13 @@ class StructuredRequest(_Body):
     max_tokens: int = Field(default=256, ge=1, le=4096)
 
 
-class StructuredResponse(_HandOff):
+class StructuredResponse(_HandOff, Answered):
     value: Any = Field(description="a JSON value that validates against the schema")
     text: str
     confidence: float
     tokens: int
     truncated: bool = Field(description="the token budget ran out and the grammar closed the value")
     source: str
-    timings: Timings
 
 
 class Health(_Out):

@@ -12,8 +12,7 @@ import itertools
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ..engine import Engine
-from ..service import CompletionService
+from ..orchestrator.completion import CompletionFlow
 from ..syntax import SyntaxDocument
 
 SESSION_PREFIX = "session:"
@@ -29,9 +28,8 @@ class Opened:
 class Sessions:
     """Syntax snapshots per session, least recently used first out beyond `max_sessions`."""
 
-    def __init__(self, engine: Engine, service: CompletionService, max_sessions: int = 256) -> None:
-        self.engine = engine
-        self.service = service
+    def __init__(self, completions: CompletionFlow, max_sessions: int = 256) -> None:
+        self.completions = completions
         self.max_sessions = max(1, max_sessions)
         # doc id -> (document, language, filename) as last posted
         self._docs: OrderedDict[str, tuple[SyntaxDocument, str, str]] = OrderedDict()
@@ -59,5 +57,4 @@ class Sessions:
     def forget(self, doc_id: str) -> None:
         """Drop a document's state and its KV cache (on the worker, after any running job)."""
         self._docs.pop(doc_id, None)
-        self.service.closed(doc_id)
-        self.engine.close_document(doc_id)
+        self.completions.closed(doc_id)

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from urllib.parse import unquote
 
 from lsprotocol import types as lsp
-from pygls.workspace import TextDocument
 
-from ..engine import CompletionResult
-from ..service import Answer
-from ..syntax import SyntaxDocument
+from ..orchestrator import Completion
+from .documents import LayaDocument, open_document
 from .server import LayaServer
 
 log = logging.getLogger(__name__)
@@ -25,7 +21,7 @@ TRIGGER_CHARACTERS = [".", "(", "[", "{", ",", "=", ":", " ", "\n"]
 class Cursor:
     """Where a request points, in both the server's str offsets and the client's positions."""
 
-    doc: TextDocument
+    doc: LayaDocument
     offset: int
     word_start: int  # start of the identifier being typed (the completion item's edit replaces it)
     position: lsp.Position
@@ -39,21 +35,13 @@ def _is_word_char(ch: str) -> bool:
 
 def locate(ls: LayaServer, uri: str, position: lsp.Position) -> Cursor | None:
     """Resolve a request position; None for unknown documents or positions outside the document."""
-    if unquote(uri) not in ls.workspace.text_documents:  # pygls keys documents by the unquoted URI
+    doc = open_document(ls.workspace, uri)
+    if doc is None:
         log.warning("request for a document that is not open: %s", uri)
         return None
-    doc = ls.workspace.get_text_document(uri)
-    lines = doc.lines
-    if position.line < 0 or position.character < 0 or position.line > len(lines):
+    if not doc.is_inside(position):
         return None
-    if position.line == len(lines) and position.character > 0:
-        return None
-    if position.line < len(lines):
-        line = lines[position.line].rstrip("\r\n")
-        if doc.position_codec.client_num_units(line) < position.character:
-            return None
-    # Just past a final newline: pygls would return the last line's length in client units, not a str index.
-    offset = len(doc.source) if position.line == len(lines) else doc.offset_at_position(position)
+    offset = doc.offset_at_position(position)
     text = doc.source
     start = offset
     while start > 0 and _is_word_char(text[start - 1]):
@@ -62,54 +50,18 @@ def locate(ls: LayaServer, uri: str, position: lsp.Position) -> Cursor | None:
     return Cursor(doc, offset, start, position, word_pos, doc.version)
 
 
-def _syntax_doc(ls: LayaServer, cur: Cursor) -> SyntaxDocument:
-    """The document's syntax tree; rebuilt if it ever disagrees with pygls' text (it never should)."""
-    sdoc = ls.syntax_docs.get(cur.doc.uri)
-    if sdoc is None or sdoc.text != cur.doc.source:
-        if sdoc is not None:
-            log.error("syntax document out of step with the text of %s; rebuilt", cur.doc.uri)
-        sdoc = SyntaxDocument(cur.doc.source, cur.doc.language_id or "", cur.doc.uri)
-        ls.syntax_docs[cur.doc.uri] = sdoc
-    return sdoc
-
-
-async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> Answer | None:
-    """Plan, answer from what is already known or queue a model run, then clean the candidates.
-
-    Client cancellation reaches the running model; an answer for a document that changed meanwhile is
-    dropped (the client asks again for the new text), so no response carries text for an older version.
-    """
-    await ls.wait_for_model()
-    version = cur.version
-    if cur.doc.version != version:
-        return None  # edited while the model loaded: the offset is for a text that is gone; the client asks again
-    sdoc = _syntax_doc(ls, cur)
-    uri = cur.doc.uri
-    ticket = ls.completions.request(uri, sdoc, cur.offset, kind, version)
-    if ticket.immediate is not None:
-        return ticket.immediate
-    if ticket.job is None:
+async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> Completion | None:
+    """The orchestrator's answer at the cursor; None when the document changed meanwhile (the client asks
+    again for the new text) or the model is not there. A fault in the model call is shown to the user once."""
+    answer = await ls.orchestrator.completions.complete(
+        cur.doc.uri, cur.doc.syntax, cur.offset, kind, version=cur.version,
+        current=lambda: cur.doc.version == cur.version)
+    if answer is None:
         return None
-    try:
-        # Shielded: cancelling a wrap_future() wrapper cancels the job's future itself, which would answer
-        # RequestCancelled to another request sharing the job although its client never cancelled it.
-        result: CompletionResult = await asyncio.shield(asyncio.wrap_future(ticket.job.future))
-    except asyncio.CancelledError:
-        if not ticket.shared:  # a shared job still serves the request that started it
-            ls.engine.scheduler.cancel(ticket.job)
-        raise
-    except Exception as exc:  # a fault in the model call: answer empty, tell the user once
-        log.exception("completion failed")
-        _show_failure_once(ls, f"completion failed: {type(exc).__name__}: {exc}")
-        return None
-    if result.stats.status == "error" and result.stats.error:
-        log.warning("completion failed: %s", result.stats.error)
-    if cur.doc.version != version:
-        return None
-    answer = ls.completions.finish(sdoc, cur.offset, ticket.plan, result, uri, typed=ticket.typed)
-    if ticket.shared and not answer.suggestions:
-        # The user typed past what the running generation predicted: ask the model for this text.
-        return await run_completion(ls, cur, kind)
+    if answer.failure:
+        _show_failure_once(ls, answer.failure)
+    elif answer.stats.status in ("error", "loading"):
+        log.warning("completion not answered: %s", answer.stats.error)
     return answer
 
 
@@ -125,15 +77,16 @@ def _show_failure_once(ls: LayaServer, message: str) -> None:
         ls.show_error(message)
 
 
-def _detail(ls: LayaServer, answer: Answer) -> str:
-    name = ls.engine.lm.name if ls.engine.lm else "model"
-    if answer.result is None or answer.source != "model":
-        return f"laya · {name} · {answer.source}"
-    st = answer.result.stats
+def _detail(ls: LayaServer, answer: Completion) -> str:
+    info = ls.engine.model_info()
+    name = info.name if info else "model"
+    st = answer.stats
+    if st.source != "model":
+        return f"laya · {name} · {st.source}"
     return f"laya · {name} · {st.total_ms:.0f} ms ({st.reused_tokens}/{st.prompt_tokens} tokens cached)"
 
 
-def to_completion_items(ls: LayaServer, cur: Cursor, answer: Answer) -> list[lsp.CompletionItem]:
+def to_completion_items(ls: LayaServer, cur: Cursor, answer: Completion) -> list[lsp.CompletionItem]:
     word = cur.doc.source[cur.word_start : cur.offset]
     rng = lsp.Range(start=cur.word_start_position, end=cur.position)
     detail = _detail(ls, answer)
@@ -160,7 +113,7 @@ def to_completion_items(ls: LayaServer, cur: Cursor, answer: Answer) -> list[lsp
     return items
 
 
-def to_inline_items(cur: Cursor, answer: Answer) -> list[lsp.InlineCompletionItem]:
+def to_inline_items(cur: Cursor, answer: Completion) -> list[lsp.InlineCompletionItem]:
     rng = lsp.Range(start=cur.position, end=cur.position)
     return [lsp.InlineCompletionItem(insert_text=c.text, range=rng) for c in answer.suggestions]
 

@@ -1,16 +1,18 @@
-"""Custom requests: `laya/stats` and `laya/documentText`."""
+"""Custom requests: `laya/stats`, `laya/documentText` and the `laya/focus` notification."""
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 
-from ..report import engine_report
-from .server import STATS_METHOD, LayaServer
+from ..memory import MemoryProbe
+from .documents import open_document
+from .server import LayaServer
 
+STATS_METHOD = "laya/stats"
 DOCUMENT_TEXT_METHOD = "laya/documentText"
+FOCUS_METHOD = "laya/focus"
 
 
 def _get(params: Any, key: str, default: Any) -> Any:
@@ -21,52 +23,50 @@ def _get(params: Any, key: str, default: Any) -> Any:
     return getattr(params, key, default)
 
 
-FOCUS_METHOD = "laya/focus"
-
-
 def register(server: LayaServer) -> None:
+    probe = MemoryProbe()
+
     @server.feature(FOCUS_METHOD)
     def focus(ls: LayaServer, params: Any) -> None:
         """Notification {textDocument: {uri}, position}: the user is in this buffer at this position; its cache
         is prefilled in the background so the first keystroke pays only for new tokens."""
-        td = _get(params, "textDocument", None)
-        uri = _get(td, "uri", None)
-        pos = _get(params, "position", None)
-        sdoc = ls.syntax_docs.get(uri) if isinstance(uri, str) else None
-        if sdoc is None:
+        uri = _get(_get(params, "textDocument", None), "uri", None)
+        doc = open_document(ls.workspace, uri) if isinstance(uri, str) else None
+        if doc is None:
             return
+        pos = _get(params, "position", None)
         line, col = _get(pos, "line", 0), _get(pos, "character", 0)
         if not (isinstance(line, int) and isinstance(col, int)) or line < 0 or col < 0:
             return
-        doc = ls.workspace.get_text_document(uri)
-        try:
-            offset = doc.offset_at_position(lsp.Position(line=line, character=col))
-        except (IndexError, ValueError):
-            return
-        ls.completions.warm(uri, sdoc, min(offset, len(sdoc.text)))
+        offset = doc.offset_at_position(lsp.Position(line=line, character=col))
+        ls.orchestrator.completions.warm(doc.uri, doc.syntax, offset)
 
     @server.feature(STATS_METHOD)
     async def stats(ls: LayaServer, params: Any = None) -> dict[str, Any]:
-        """Recent requests and aggregates; params: {"recent": N (default 50), "reset": bool}."""
+        """Recent requests and aggregates; params: {"recent": N (default 50), "reset": bool, "memory": bool}.
+        With "memory", also where the server's memory is (laya_lsp/memory.py; slow: for soaks and bug reports)."""
         n = _get(params, "recent", 50)
         n = n if isinstance(n, int) and n >= 0 else 50
         reset = _get(params, "reset", False) is True
-        return await engine_report(ls.engine, int(ls.settings.cache_budget_mb * 2**20), n, reset, cache_wait_s=None)
+        # Waits for the cache sizes: the report is ordered after the requests before it.
+        out = await ls.orchestrator.report(n, reset, cache_wait_s=None)
+        if _get(params, "memory", False) is True:
+            out["memory"] = probe.report({"workspaceDocuments": len(ls.workspace.text_documents),
+                                          **ls.orchestrator.sizes()})
+        return out
 
     @server.feature(DOCUMENT_TEXT_METHOD)
     def document_text(ls: LayaServer, params: Any = None) -> dict[str, Any] | None:
         """The server's copy of an open document: params {"uri": str, "checkTree": bool} → {"uri", "text",
-        "version", "syntaxInStep", "treeInStep"}, or null when the document is not open. For tests and bug reports:
-        it shows exactly what the model sees. `syntaxInStep`: the syntax layer's text equals it; `treeInStep` (only
-        with checkTree, it reparses): its incrementally edited tree equals a fresh parse, else null."""
+        "version", "treeInStep"}, or null when the document is not open. For tests and bug reports: it shows
+        exactly what the model sees. `treeInStep` (only with checkTree, it reparses): the incrementally edited
+        tree equals a fresh parse, else null."""
         uri = _get(params, "uri", None)
-        if not isinstance(uri, str) or unquote(uri) not in ls.workspace.text_documents:
+        doc = open_document(ls.workspace, uri) if isinstance(uri, str) else None
+        if doc is None:
             return None
-        doc = ls.workspace.get_text_document(uri)
-        sdoc = ls.syntax_docs.get(uri)
+        sdoc = doc.syntax
         tree_ok = None
-        if _get(params, "checkTree", False) is True and sdoc is not None and sdoc.parser is not None \
-                and sdoc.tree is not None:
+        if _get(params, "checkTree", False) is True and sdoc.parser is not None and sdoc.tree is not None:
             tree_ok = str(sdoc.tree.root_node) == str(sdoc.parser.parse(sdoc.data).root_node)
-        return {"uri": uri, "text": doc.source, "version": doc.version,
-                "syntaxInStep": None if sdoc is None else sdoc.text == doc.source, "treeInStep": tree_ok}
+        return {"uri": uri, "text": doc.source, "version": doc.version, "treeInStep": tree_ok}

@@ -1,71 +1,34 @@
-"""LSP side of decisions: `laya/decide`, `laya/structured`, code actions (list + resolve), the hand-off tier.
+"""LSP side of decisions: `laya/decide`, `laya/structured`, code actions (list + resolve).
 
-Thin: params in, plain calls into `laya_lsp.decisions` on the inference worker, LSP types back.
+Thin: params checked and turned into plain requests, one orchestrator call, LSP types back.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
-from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
-from pygls.protocol import JsonRPCRequestMessage
 
-from ..decisions import actions, fallback, resolve, runner, structured
-from ..decisions.decide import DecideRequest, DecisionError, decide_on_worker, parse_options
+from ..decisions import actions, structured
+from ..decisions.decide import DecideRequest, DecisionError, parse_options
+from ..orchestrator import NotReady, Superseded
 from ..syntax import SyntaxDocument
 from .completion import locate
+from .documents import LayaDocument, open_document
 from .server import LayaServer
 
 log = logging.getLogger(__name__)
 
 DECIDE_METHOD = "laya/decide"
 STRUCTURED_METHOD = "laya/structured"
-# Custom requests whose params reach the handler as plain JSON: pygls would turn objects into namedtuples,
-# which rename keys that are not identifiers ("$ref", "not", "if", ...) and so corrupt a JSON Schema.
-RAW_PARAMS_METHODS = {DECIDE_METHOD, STRUCTURED_METHOD}
-
-
-def _keep_raw_params(server: LayaServer) -> None:
-    conv = server.protocol._converter
-    default = conv.get_structure_hook(JsonRPCRequestMessage)
-
-    def structure(obj: dict[str, Any], cls: type) -> Any:
-        if obj.get("method") in RAW_PARAMS_METHODS:
-            return cls(**obj)
-        return default(obj, cls)
-
-    conv.register_structure_hook(JsonRPCRequestMessage, structure)
 
 
 def _invalid(message: str) -> JsonRpcInvalidParams:
     exc = JsonRpcInvalidParams()
     exc.message = message
     return exc
-
-
-def _open_doc(ls: LayaServer, uri: str) -> Any | None:
-    return ls.workspace.get_text_document(uri) if unquote(uri) in ls.workspace.text_documents else None
-
-
-def _syntax_snapshot(ls: LayaServer, doc: Any) -> SyntaxDocument:
-    """The document's tree as of now; a private copy when it leaves the event loop thread."""
-    sdoc = ls.syntax_docs.get(doc.uri)
-    if sdoc is None or sdoc.text != doc.source:
-        sdoc = SyntaxDocument(doc.source, doc.language_id or "", doc.uri)
-        ls.syntax_docs[doc.uri] = sdoc
-    return sdoc
-
-
-async def _await_job(ls: LayaServer, job: Any) -> Any:
-    try:
-        return await asyncio.wrap_future(job.future)
-    except asyncio.CancelledError:
-        ls.engine.scheduler.cancel(job)
-        raise
 
 
 # -- laya/decide -----------------------------------------------------------------------------------------
@@ -102,42 +65,22 @@ def _decide_request(ls: LayaServer, params: Any) -> DecideRequest:
             raise _invalid("textDocument is not open or position is outside it")
         text = cur.doc.source
         return DecideRequest(prefix=text[: cur.offset], suffix=text[cur.offset :], document=True, doc_id=cur.doc.uri,
-                             **common)  # type: ignore[arg-type]
+                             **common)
     context = params.get("context")
     if not isinstance(context, str) or not context:
         raise _invalid("give `context` (text) or `textDocument` + `position`")
-    return DecideRequest(prefix=context, **common)  # type: ignore[arg-type]
+    return DecideRequest(prefix=context, **common)
 
 
 async def _decide(ls: LayaServer, params: Any) -> dict[str, Any]:
     req = _decide_request(ls, params)
-    await ls.wait_for_model()
-    s = ls.settings
-
-    def work(lm: Any, doc_cache: Any, cancel: Any, st: Any) -> Any:
-        d = decide_on_worker(lm, doc_cache(), req, cancel, s.prefill_chunk)
-        if d.result is not None:
-            st.prompt_tokens, st.reused_tokens = d.result.prompt_tokens, d.result.reused_tokens
-            st.prefill_ms, st.decode_ms = d.result.prefill_ms, d.result.score_ms
-            st.candidates = len(req.options)
-        st.extra.update(choice=d.choice, confidence=round(d.confidence, 4))
-        return d
-
     try:
-        decision = await _await_job(ls, runner.submit(ls.engine, "decide", req.doc_id, work))
-    except runner.NoModel as exc:
+        answer, _stats = await ls.orchestrator.decisions.decide(req)
+    except NotReady as exc:
         return {"choice": None, "confidence": 0.0, "scores": [], "source": "none", "error": str(exc)}
-    if decision is None:
+    except Superseded:
         return {"choice": None, "confidence": 0.0, "scores": [], "source": "none", "error": "cancelled"}
-    out = decision.to_json()
-    if fallback.wanted(s.fallback, decision.confidence):
-        out.update(await _decide_fallback(ls, decision, req))
-    return out
-
-
-async def _decide_fallback(ls: LayaServer, decision: Any, req: DecideRequest) -> dict[str, Any]:
-    options = [(o.id, o.text) for o in req.options]
-    return await asyncio.to_thread(fallback.handoff_decision, ls.settings.fallback, decision, options)
+    return answer
 
 
 # -- laya/structured -------------------------------------------------------------------------------------
@@ -148,7 +91,7 @@ def _structured_prompt(ls: LayaServer, params: dict[str, Any]) -> str:
     td, rng = params.get("textDocument"), params.get("range")
     if td is not None or rng is not None:
         uri = td.get("uri") if isinstance(td, dict) else None
-        doc = _open_doc(ls, uri) if isinstance(uri, str) else None
+        doc = open_document(ls.workspace, uri) if isinstance(uri, str) else None
         if doc is None or not isinstance(rng, dict):
             raise _invalid("textDocument must be an open document and range a {start, end} range")
         try:
@@ -170,48 +113,24 @@ def _structured_prompt(ls: LayaServer, params: dict[str, Any]) -> str:
 async def _structured(ls: LayaServer, params: Any) -> dict[str, Any]:
     if not isinstance(params, dict):
         raise _invalid("laya/structured params must be an object")
-    schema: dict[str, Any] = params.get("schema")  # type: ignore[assignment]  # checked by prepare_schema
-    try:
-        prepared = structured.prepare_schema(schema)
-    except structured.SchemaError as exc:
-        raise _invalid(str(exc)) from None
     prompt = _structured_prompt(ls, params)
     max_tokens = params.get("maxTokens", structured.DEFAULT_MAX_TOKENS)
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or not 1 <= max_tokens <= 4096:
         raise _invalid("maxTokens must be an integer between 1 and 4096")
-    await ls.wait_for_model()
-    s = ls.settings
-
-    def work(lm: Any, _doc: Any, cancel: Any, st: Any) -> structured.StructuredResult:
-        r = structured.structured_on_worker(lm, prompt, schema, prepared, max_tokens, s.decision_tokens, cancel,
-                                            s.prefill_chunk)
-        st.prompt_tokens, st.reused_tokens, st.prefill_ms = r.prompt_tokens, r.reused_tokens, r.prefill_ms
-        st.decode_tokens, st.decode_ms = r.tokens, r.decode_ms
-        st.extra.update(mask_ms_per_token=round(r.mask_ms_per_token, 4), truncated=r.closed_by_grammar)
-        return r
-
     try:
-        result = await _await_job(ls, runner.submit(ls.engine, "structured", None, work))
-    except runner.NoModel as exc:
-        return {"value": None, "source": "none", "error": str(exc)}
+        answer, _stats = await ls.orchestrator.decisions.structured(prompt, params.get("schema"), max_tokens)
     except structured.SchemaError as exc:
         raise _invalid(str(exc)) from None
-    if result is None:
+    except NotReady as exc:
+        return {"value": None, "source": "none", "error": str(exc)}
+    except Superseded:
         return {"value": None, "source": "none", "error": "cancelled"}
-    if fallback.wanted(s.fallback, result.confidence):
-        await _structured_fallback(ls, prompt, schema, max_tokens, result)
-    return result.to_json()
-
-
-async def _structured_fallback(ls: LayaServer, prompt: str, schema: dict[str, Any], max_tokens: int,
-                               result: structured.StructuredResult) -> None:
-    """Take the fallback's answer when it holds a JSON value that validates; else keep the local one."""
-    await asyncio.to_thread(fallback.handoff_structured, ls.settings.fallback, prompt, schema, max_tokens, result)
+    return answer
 
 
 # -- code actions ----------------------------------------------------------------------------------------
 
-def _workspace_edit(doc: Any, version: int, edit: actions.Edit) -> lsp.WorkspaceEdit:
+def _workspace_edit(doc: LayaDocument, version: int, edit: actions.Edit) -> lsp.WorkspaceEdit:
     rng = lsp.Range(start=doc.client_position_at_offset(edit.start), end=doc.client_position_at_offset(edit.end))
     return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
         text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=version),
@@ -231,16 +150,12 @@ def _client_resolves_edits(ls: LayaServer) -> bool:
 
 
 def _list_actions(ls: LayaServer, params: lsp.CodeActionParams, ranked: actions.RankedFixes) -> list[lsp.CodeAction]:
-    doc = _open_doc(ls, params.text_document.uri)
+    doc = open_document(ls.workspace, params.text_document.uri)
     if doc is None or doc.version is None:
         return []
-    try:
-        lo = doc.offset_at_position(params.range.start)
-        hi = doc.offset_at_position(params.range.end)
-    except Exception:  # noqa: BLE001 - a range outside the document offers nothing
-        return []
-    sdoc = _syntax_snapshot(ls, doc)
-    offers = actions.list_offers(sdoc, doc.version, doc.uri, min(lo, hi), max(lo, hi),
+    lo = doc.offset_at_position(params.range.start)  # (positions past the end clamp)
+    hi = doc.offset_at_position(params.range.end)
+    offers = actions.list_offers(doc.syntax, doc.version, doc.uri, min(lo, hi), max(lo, hi),
                                  ranked.get(doc.uri, doc.version), ls.settings.decision_threshold)
     only = params.context.only if params.context else None
     lazy = _client_resolves_edits(ls)
@@ -258,10 +173,10 @@ async def _resolve_action(ls: LayaServer, action: lsp.CodeAction, ranked: action
     data = action.data if isinstance(action.data, dict) else None
     if data is None or not isinstance(data.get("uri"), str):
         return action
-    doc = _open_doc(ls, data["uri"])
-    version = data.get("version")
-    if doc is None or doc.version != version:
+    doc = open_document(ls.workspace, data["uri"])
+    if doc is None or doc.version is None or doc.version != data.get("version"):
         return action  # stale: computed for another version of the document, so no edit
+    version: int = doc.version
     if data.get("laya") == actions.APPLY_FIX:
         try:
             edit = actions.Edit(int(data["start"]), int(data["end"]), str(data["text"]))
@@ -272,28 +187,14 @@ async def _resolve_action(ls: LayaServer, action: lsp.CodeAction, ranked: action
         return action
     if data.get("laya") not in actions.LSP_KINDS:
         return action
-    await ls.wait_for_model()
-    s, uri = ls.settings, doc.uri
-    snapshot = SyntaxDocument(doc.source, doc.language_id or "", uri)
-
-    def work(lm: Any, doc_cache: Any, cancel: Any, st: Any) -> resolve.Resolution:
-        st.extra["action"] = data.get("laya")
-        return resolve.resolve_on_worker(lm, doc_cache(), snapshot, data, s, cancel, uri)
-
-    try:
-        res = await _await_job(ls, runner.submit(ls.engine, "action", uri, work, latest_wins=True))
-    except runner.NoModel:
-        return action
-    except (KeyError, TypeError, ValueError, IndexError) as exc:  # data the client altered
-        log.warning("code action not resolved: %s: %s", type(exc).__name__, exc)
-        return action
+    uri = doc.uri
+    snapshot = SyntaxDocument(doc.source, doc.language_id or "", uri)  # the worker sees this version only
+    res = await ls.orchestrator.decisions.resolve_action(snapshot, data, uri)
     if res is None:
         return action
     if data.get("laya") == actions.FIX_SYNTAX:
         ranked.put(uri, version, int(data["line"]), res.ranked)
-    if res.edit is None or fallback.wanted(s.fallback, res.confidence):
-        res = await _action_fallback(ls, data, res)
-    doc = _open_doc(ls, uri)
+    doc = open_document(ls.workspace, uri)
     if doc is None or doc.version != version or res.edit is None:
         return action  # the document changed while the model worked: the edit would be stale
     action.edit = _workspace_edit(doc, version, res.edit)
@@ -302,28 +203,8 @@ async def _resolve_action(ls: LayaServer, action: lsp.CodeAction, ranked: action
     return action
 
 
-async def _action_fallback(ls: LayaServer, data: dict[str, Any], res: resolve.Resolution) -> resolve.Resolution:
-    """Generation actions (complete block, implement comment) hand low-confidence work to the fallback."""
-    fb = ls.settings.fallback
-    if not fallback.enabled(fb) or data.get("laya") not in (actions.COMPLETE_BLOCK, actions.IMPLEMENT_COMMENT):
-        return res
-    at = int(data["at"])
-    lead = res.prompt_prefix[at:]  # what the action puts before the generated text (a newline and indent)
-    try:
-        answer = await asyncio.to_thread(fallback.complete, fb, res.prompt_prefix[-6000:], resolve.BLOCK_TOKENS)
-    except fallback.FallbackError as exc:
-        log.warning("fallback failed, answering locally: %s", exc)
-        return res
-    text = "\n".join(answer.text.split("\n")[: res.max_lines]).rstrip()
-    if not text.strip():
-        return res
-    return resolve.Resolution(actions.Edit(at, at, lead + text), "laya: completed by the fallback model",
-                              res.confidence, res.prompt_prefix, max_lines=res.max_lines)
-
-
 def register(server: LayaServer) -> None:
     """Register `laya/decide`, `laya/structured` and the code actions on `server`."""
-    _keep_raw_params(server)
     ranked = actions.RankedFixes()
 
     @server.feature(DECIDE_METHOD)

@@ -4,7 +4,8 @@ pygls' own read loop (`pygls.io_.run_async`) reads headers with `readline()`: a 
 followed by a bad frame swallows every later header, so the server hangs for good. It also drops, without an
 answer, requests that are not valid JSON-RPC or whose params do not structure, and ignores the LSP lifecycle
 (requests before `initialize` or after `shutdown` are never answered). This module replaces the loop and the
-admission step; handlers and everything after them stay pygls'.
+admission step, through pygls's public extension points (a protocol subclass and a converter factory given to
+the server); handlers and everything after them stay pygls'.
 """
 
 from __future__ import annotations
@@ -21,17 +22,16 @@ from typing import Any
 import attrs
 from cattrs import Converter
 from lsprotocol import types as lsp
-from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.protocol import JsonRPCRequestMessage, LanguageServerProtocol, default_converter
 from pygls.protocol.language_server import lsp_method
 
-from .textdoc import use_lsp_lines
+from .documents import put_document
 
 log = logging.getLogger(__name__)
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 SERVER_NOT_INITIALIZED = -32002
 
 MAX_BODY_BYTES = 256 * 2**20
@@ -153,13 +153,27 @@ def _strict(kind: type, name: str) -> Callable[[Any, Any], Any]:
     return hook
 
 
+# Custom requests whose params reach the handler as plain JSON: pygls would turn objects into namedtuples,
+# which rename keys that are not identifiers ("$ref", "not", "if", ...) and so corrupt a JSON Schema.
+RAW_PARAMS_METHODS = {"laya/decide", "laya/structured"}
+
+
 def strict_converter() -> Converter:
     """pygls' converter, but a string must be a string and a number a number (cattrs would coerce 5 → "5",
-    1.5 → 1 and true → 1), so wrong param types are answered with InvalidParams instead of guessed at."""
+    1.5 → 1 and true → 1), so wrong param types are answered with InvalidParams instead of guessed at; and the
+    params of RAW_PARAMS_METHODS stay plain JSON."""
     conv = default_converter()
     conv.register_structure_hook(str, _strict(str, "a string"))
     conv.register_structure_hook(int, _strict(int, "an integer"))
     conv.register_structure_hook(bool, _strict(bool, "a boolean"))
+    request = conv.get_structure_hook(JsonRPCRequestMessage)
+
+    def structure_request(obj: dict[str, Any], cls: type) -> Any:
+        if obj.get("method") in RAW_PARAMS_METHODS:
+            return cls(**obj)
+        return request(obj, cls)
+
+    conv.register_structure_hook(JsonRPCRequestMessage, structure_request)
     return conv
 
 
@@ -173,18 +187,31 @@ class LayaProtocol(LanguageServerProtocol):
     def __init__(self, server: Any, converter: Converter) -> None:
         super().__init__(server, converter)
         self.initialize_received = False
+        self.shutdown_received = False
         self.exit_code: int | None = None
         self.stop_event: threading.Event | None = None
 
-    @lsp_method(lsp.INITIALIZE)
-    def lsp_initialize(self, params: lsp.InitializeParams) -> Generator[Any, Any, lsp.InitializeResult]:
-        result = yield from super().lsp_initialize(params)
-        use_lsp_lines(self._workspace)  # LSP's line model (textdoc.py), before any document is opened
-        return result
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: lsp.DidOpenTextDocumentParams) -> Generator[Any, Any, None]:
+        """pygls' didOpen, storing a LayaDocument (documents.py): pygls has no hook for the class of the
+        documents its workspace creates (openlawlibrary/pygls#131)."""
+        put_document(self.workspace, params.text_document)
+        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(lsp.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls' shutdown, remembered here for admission (pygls keeps its own flag private)."""
+        yield from super().lsp_shutdown(*args)
+        self.shutdown_received = True
 
     def reply_error(self, msg_id: Any, code: int, message: str) -> None:
-        # Built by hand: lsprotocol drops `"id": null`, which a parse error's response must carry.
-        self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
+        """Answer a message that never reached a handler (pygls has no public call for that). Framed here:
+        lsprotocol's types drop `"id": null`, which a parse error's response must carry."""
+        if self.writer is None:
+            return
+        body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
+        self.writer.write(f"Content-Length: {len(body)}\r\n\r\n{body}".encode())
 
     def handle_body(self, body: bytes) -> None:
         """Decode, check and dispatch one message; every request gets exactly one answer."""
@@ -207,6 +234,9 @@ class LayaProtocol(LanguageServerProtocol):
             problem = "id must be an integer or a string"
         elif "method" not in data and not has_id:
             problem = "neither a request, a notification nor a response"
+        elif "method" in data and ("result" in data or "error" in data):
+            # pygls would take a request with an "error" key for a response, and never answer it.
+            problem = "a request or notification has no result or error"
         elif "params" in data and data["params"] is not None and not isinstance(data["params"], (dict, list)):
             problem = "params must be an object or an array"
         if problem is not None:
@@ -223,7 +253,7 @@ class LayaProtocol(LanguageServerProtocol):
     def _admit(self, data: dict, method: str, is_request: bool) -> None:
         msg_id = data.get("id")
         if method == "exit":
-            self.exit_code = 0 if self._shutdown else 1
+            self.exit_code = 0 if self.shutdown_received else 1
             log.info("exit (code %d)", self.exit_code)
             if self.stop_event is not None:
                 self.stop_event.set()
@@ -232,7 +262,7 @@ class LayaProtocol(LanguageServerProtocol):
             if is_request:
                 self.reply_error(msg_id, SERVER_NOT_INITIALIZED, f"Server not initialized: {method} before initialize")
             return  # notifications before initialize are dropped (LSP 3.18, "initialize")
-        if self._shutdown:
+        if self.shutdown_received:
             if is_request:
                 self.reply_error(msg_id, INVALID_REQUEST, f"Invalid Request: {method} after shutdown")
             return
@@ -263,10 +293,18 @@ class LayaProtocol(LanguageServerProtocol):
             self.initialize_received = True
         try:
             self.handle_message(message)
-        except Exception as exc:
+        except Exception:  # pygls answers a request whose handler fails; this is a fault in dispatch itself
             log.exception("failed to handle %s", method)
-            if is_request and msg_id not in self._request_futures:
-                self.reply_error(msg_id, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}")
+        if method is not None and not is_request:
+            self._forget_finished_notifications()
+
+    def _forget_finished_notifications(self) -> None:
+        """pygls 2.1.1 files each notification handler's future in its request table under a fresh uuid and never
+        removes it (a Future per keystroke: the soak's slow RSS growth); pygls offers no public way around it, so
+        finished ones are dropped here (requests pop their own when done)."""
+        table = self._request_futures
+        for key in [k for k, f in table.items() if f.done()]:
+            del table[key]
 
 
 def _is_notification_method(method: str) -> bool:

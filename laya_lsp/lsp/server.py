@@ -1,7 +1,7 @@
-"""The pygls server: lifecycle, text sync, configuration, model loading with progress, `laya/stats`.
+"""The pygls server: lifecycle, text sync, configuration, model loading with progress.
 
-Handlers are thin: LSP types in, plain calls into the engine, LSP types back. Completion handlers live in
-`completion.py`, so this file stays about the server's life.
+Handlers are thin: LSP types in, one orchestrator call, LSP types back. Completion handlers live in
+`completion.py`, decisions in `decisions.py`, the custom requests in `custom.py`; this file is the server's life.
 """
 
 from __future__ import annotations
@@ -11,39 +11,40 @@ import logging
 import os
 import sys
 import threading
+from concurrent.futures import Future
 from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
-from .. import __version__
-from ..blas import set_blas_threads
-from ..config import Settings, SettingsError, parse_settings, settings_from_env
-from ..engine import Engine, ModelLoadError
-from ..service import CompletionService
-from ..syntax import SyntaxDocument
+from .. import __version__, bootstrap
+from ..config import Settings, SettingsError, parse_settings
+from ..engine import ModelLoadError
+from ..memory import release_free_heap_periodically
+from ..orchestrator import Orchestrator
+from .documents import open_document
 from .protocol import LayaProtocol, serve_stream, stdin_chunks, strict_converter
 
 log = logging.getLogger(__name__)
 
-STATS_METHOD = "laya/stats"
 PROGRESS_CREATE_TIMEOUT_S = 2.0
 
 
 class LayaServer(LanguageServer):
-    """A LanguageServer with one engine (model + caches + scheduler) and the `laya` settings."""
+    """A LanguageServer with one orchestrator (and its engine) and the `laya` settings."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings) -> None:
         super().__init__("laya-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
                          protocol_cls=LayaProtocol, converter_factory=strict_converter)
-        self.settings = settings_from_env(settings or Settings())
-        self.engine = Engine(self.settings.engine())
-        self.completions = CompletionService(self.engine, lambda: self.settings)
-        # One incrementally parsed tree per open document, kept in step with pygls' text.
-        self.syntax_docs: dict[str, SyntaxDocument] = {}
-        self._load_task: asyncio.Task | None = None
+        self.settings = settings
+        self.engine = bootstrap.create_engine(settings)
+        self.orchestrator = Orchestrator(self.engine, lambda: self.settings)
+        self.stop_serving = threading.Event()
+        self.tcp_listener: asyncio.Server | None = None
         self._progress_n = 0
-        self._pending_error: str | None = None
+        self.pending_error: str | None = None
+        self.first_load: Future | None = None
+        self.heap_task: asyncio.Task | None = None
 
     # -- transports: our framing loop (protocol.py) instead of pygls' readline-based one ----------------
     @property
@@ -61,10 +62,9 @@ class LayaServer(LanguageServer):
             os.dup2(2, 1)
             sys.stdout = sys.stderr
         self.protocol.set_writer(_FlushingWriter(out))
-        self._stop_event = threading.Event()
 
         async def main() -> None:
-            await serve_stream(stdin_chunks(in_fd), self.protocol, self._stop_event)  # type: ignore[arg-type]
+            await serve_stream(stdin_chunks(in_fd), self.protocol, self.stop_serving)  # type: ignore[arg-type]
 
         try:
             asyncio.run(main())
@@ -75,8 +75,6 @@ class LayaServer(LanguageServer):
 
     def start_tcp(self, host: str, port: int) -> None:
         """Serve one TCP client on host:port (others are refused while it is connected) until it exits."""
-        self._stop_event = stop = threading.Event()
-
         busy = False
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -86,21 +84,28 @@ class LayaServer(LanguageServer):
                 writer.close()
                 return
             busy = True
-            self.protocol.set_writer(writer)  # type: ignore[arg-type]
-            await serve_stream(lambda: reader.read(1 << 16), self.protocol, stop)  # type: ignore[arg-type]
+            self.protocol.set_writer(writer)
+            await serve_stream(lambda: reader.read(1 << 16), self.protocol, self.stop_serving)  # type: ignore[arg-type]
             writer.close()
             self.shutdown()
 
         async def main() -> None:
-            self._server = await asyncio.start_server(connection, host, port)
-            log.info("serving LSP on %s", ", ".join(str(s.getsockname()) for s in self._server.sockets))
-            async with self._server:
-                await self._server.serve_forever()
+            self.tcp_listener = await asyncio.start_server(connection, host, port)
+            log.info("serving LSP on %s", ", ".join(str(s.getsockname()) for s in self.tcp_listener.sockets))
+            async with self.tcp_listener:
+                await self.tcp_listener.serve_forever()
 
         try:
             asyncio.run(main())
         except asyncio.CancelledError:
             pass
+
+    def shutdown(self) -> None:
+        """Stop reading input and listening, then pygls' own shutdown (its thread pool)."""
+        self.stop_serving.set()
+        if self.tcp_listener is not None:
+            self.tcp_listener.close()
+        super().shutdown()
 
     # -- helpers used by the feature modules ------------------------------------------------------------
     def show_error(self, message: str) -> None:
@@ -115,52 +120,60 @@ class LayaServer(LanguageServer):
         caps = self.client_capabilities
         return bool(caps and caps.window and caps.window.work_done_progress)
 
-    async def load_model(self) -> None:
-        """Load the configured model on the worker, reporting $/progress where the client supports it."""
-        loop = asyncio.get_running_loop()
+    def expect_model(self) -> Future:
+        """A model load that starts soon: requests from now on wait for it (bounded, see the orchestrator)."""
+        load: Future = Future()
+        self.orchestrator.loading(load)
+        return load
+
+    async def load_model(self, done: Future) -> None:
+        """Load the configured model (resolving `done`), reporting $/progress where the client supports it.
+
+        The load starts at once; the progress token is asked for meanwhile (a client may take its time to
+        answer), and the latest step is re-sent once the client accepts it."""
         token: str | None = None
+        latest: lsp.WorkDoneProgressReport | None = None
+        loop = asyncio.get_running_loop()
+
+        def report(message: str, pct: int) -> None:
+            nonlocal latest
+            latest = lsp.WorkDoneProgressReport(message=message, percentage=pct)
+            if token is not None:
+                self.work_done_progress.report(token, latest)
+
+        def progress(message: str, pct: int) -> None:  # called on the loading thread
+            loop.call_soon_threadsafe(report, message, pct)
+
+        bootstrap.load_in_background(self.engine, self.settings, progress, done)
         if self.supports_progress():
             self._progress_n += 1
-            token = f"laya-load-model-{self._progress_n}"
+            name = f"laya-load-model-{self._progress_n}"
             try:
-                # Bounded: a client that never answers would otherwise keep the model from ever loading.
-                await asyncio.wait_for(self.work_done_progress.create_async(token), PROGRESS_CREATE_TIMEOUT_S)
+                # Bounded: a client that never answers gets no progress (the model loads regardless).
+                await asyncio.wait_for(self.work_done_progress.create_async(name), PROGRESS_CREATE_TIMEOUT_S)
                 self.work_done_progress.begin(
-                    token, lsp.WorkDoneProgressBegin(title="laya: loading model", percentage=0, cancellable=False)
+                    name, lsp.WorkDoneProgressBegin(title="laya: loading model", percentage=0, cancellable=False)
                 )
+                token = name
+                if latest is not None:
+                    self.work_done_progress.report(token, latest)
             except Exception:
                 log.exception("work done progress refused")
-                token = None
-
-        def progress(message: str, pct: int) -> None:
-            if token is not None:
-                report = lsp.WorkDoneProgressReport(message=message, percentage=pct)
-                loop.call_soon_threadsafe(self.work_done_progress.report, token, report)
-
-        s = self.settings
         try:
-            lm = await loop.run_in_executor(None, lambda: self.engine.load(s.model or None, s.allow_download, progress))
+            info = await asyncio.shield(asyncio.wrap_future(done))
             self.log_info(
-                f"model {lm.name} ({lm.n_params / 1e6:.1f}M params, {lm.dtype}, FIM {lm.fim.name}/"
-                f"{lm.fim.preferred_layout}) loaded in {lm.timings['load_ms']:.0f} ms, "
-                f"warm-up {lm.timings['warmup_ms']:.0f} ms"
+                f"model {info.name} ({info.params / 1e6:.1f}M params, {info.dtype}, FIM {info.fim}/{info.layout}) "
+                f"loaded in {info.timings['load_ms']:.0f} ms, warm-up {info.timings['warmup_ms']:.0f} ms"
             )
             end = "ready"
         except ModelLoadError as exc:
             self.show_error(f"model not loaded: {exc}")
             end = "failed"
-        except Exception as exc:
-            log.exception("model load failed")
+        except Exception as exc:  # noqa: BLE001 - whatever failed is the user's to see; the server keeps serving
             self.show_error(f"model not loaded: {type(exc).__name__}: {exc}")
             end = "failed"
         if token is not None:
             self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=end))
-
-    async def wait_for_model(self) -> None:
-        """Requests that arrive while a model is loading wait for it rather than answering empty."""
-        task = self._load_task
-        if task is not None and not task.done():
-            await asyncio.shield(task)
 
     def apply_settings(self, raw: Any) -> None:
         """Validate and apply new settings; a changed model is reloaded without a restart."""
@@ -171,10 +184,10 @@ class LayaServer(LanguageServer):
             return
         old, self.settings = self.settings, new
         self.engine.apply_settings(new.engine())
-        if new.threads and new.threads != old.threads:
-            set_blas_threads(new.threads)
+        if new.threads != old.threads:
+            bootstrap.apply_threads(new)
         if (new.model, new.allow_download) != (old.model, old.allow_download):
-            self._load_task = asyncio.ensure_future(self.load_model())
+            asyncio.ensure_future(self.load_model(self.expect_model()))
 
 
 class _FlushingWriter:
@@ -189,8 +202,8 @@ class _FlushingWriter:
         self._stream.close()
 
 
-def create_server(settings: Settings | None = None) -> LayaServer:
-    """Build the server with every feature registered."""
+def create_server(settings: Settings) -> LayaServer:
+    """Build the server (for settings from bootstrap.resolve_settings) with every feature registered."""
     server = LayaServer(settings)
     _register_lifecycle(server)
     from . import completion, custom, decisions
@@ -211,16 +224,18 @@ def _register_lifecycle(server: LayaServer) -> None:
                 ls.engine.apply_settings(ls.settings.engine())
             except SettingsError as exc:
                 # Not fatal: the defaults serve, and the user is told once the client can show messages.
-                ls._pending_error = f"invalid initializationOptions ignored: {exc}"
-        if ls.settings.threads:
-            set_blas_threads(ls.settings.threads)
+                ls.pending_error = f"invalid initializationOptions ignored: {exc}"
+        bootstrap.apply_threads(ls.settings)
+        # The model loads once the client is ready for progress reports; requests from now on wait for it.
+        ls.first_load = ls.expect_model()
 
     @server.feature(lsp.INITIALIZED)
     def initialized(ls: LayaServer, _params: lsp.InitializedParams) -> None:
-        # Synchronous on purpose: the load task exists before any later request is handled.
-        if ls._pending_error:
-            ls.show_error(ls._pending_error)
-        ls._load_task = asyncio.ensure_future(ls.load_model())
+        if ls.pending_error:
+            ls.show_error(ls.pending_error)
+        asyncio.ensure_future(ls.load_model(ls.first_load or ls.expect_model()))
+        # glibc keeps freed pages of short-lived buffers; trimming lets RSS follow what the server uses.
+        ls.heap_task = asyncio.ensure_future(release_free_heap_periodically())
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: LayaServer, params: lsp.DidChangeConfigurationParams) -> None:
@@ -234,39 +249,26 @@ def _register_lifecycle(server: LayaServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LayaServer, params: lsp.DidOpenTextDocumentParams) -> None:
         td = params.text_document
-        sdoc = ls.syntax_docs[td.uri] = SyntaxDocument(td.text, td.language_id, td.uri)
-        ls.completions.opened(td.uri, sdoc, td.language_id)
+        doc = open_document(ls.workspace, td.uri)
+        if doc is not None:
+            ls.orchestrator.completions.opened(td.uri, doc.syntax, td.language_id)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LayaServer, params: lsp.DidChangeTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        sdoc = ls.syntax_docs.get(uri)
-        if sdoc is None:
-            return
-        codec = ls.workspace.position_codec
+        # pygls has applied the changes to the document (documents.py); text inserted is a paste candidate.
         for change in params.content_changes:
             if isinstance(change, lsp.TextDocumentContentChangePartial):
-                # LSP lines (\n, \r\n, \r only: splitlines() would also break at \f, \v, \u2028 ...) and
-                # the negotiated position encoding, on the text as it is before this change.
-                r, enc = change.range, str(getattr(codec.encoding, "value", codec.encoding) or "utf-16")
-                lo = sdoc.offset_at(r.start.line, r.start.character, enc)
-                hi = sdoc.offset_at(r.end.line, r.end.character, enc)
-                sdoc.replace(min(lo, hi), max(lo, hi), change.text)
-                ls.completions.pasted(uri, change.text)
-            else:
-                sdoc.set_text(change.text)
+                ls.orchestrator.completions.pasted(params.text_document.uri, change.text)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: LayaServer, params: lsp.DidSaveTextDocumentParams) -> None:
-        sdoc = ls.syntax_docs.get(params.text_document.uri)
-        if sdoc is not None:
-            ls.completions.saved(params.text_document.uri, sdoc)
+        doc = open_document(ls.workspace, params.text_document.uri)
+        if doc is not None:
+            ls.orchestrator.completions.saved(params.text_document.uri, doc.syntax)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LayaServer, params: lsp.DidCloseTextDocumentParams) -> None:
-        ls.syntax_docs.pop(params.text_document.uri, None)
-        ls.completions.closed(params.text_document.uri)
-        ls.engine.close_document(params.text_document.uri)
+        ls.orchestrator.completions.closed(params.text_document.uri)
 
     @server.feature(lsp.SHUTDOWN)
     def shutdown(ls: LayaServer, _params: Any) -> None:

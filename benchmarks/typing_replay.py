@@ -1,6 +1,6 @@
 """Typing replay through the real LSP over stdio: keystroke→response latency, cache reuse, decode speed.
 
-    python benchmarks/typing.py [--model DIR] [--chars 40] [--interval-ms 100] [--quick]
+    python -m benchmarks.typing_replay [--model DIR] [--chars 40] [--interval-ms 100] [--quick]
 Replays re-typing a line of real source files (1 buffer, then 3 buffers switching every 5 keystrokes), one
 request per keystroke at a human pace, for the completion list and for inline completion. Prints a table and
 saves JSON under benchmarks/results/.
@@ -8,25 +8,16 @@ saves JSON under benchmarks/results/.
 
 from __future__ import annotations
 
-import os
-import sys
-
-# This file's name shadows the standard library's `typing` for anything imported while its folder is on
-# sys.path (Python puts it there for scripts): take it off before importing anything else.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
-
 import argparse
 import asyncio
 import json
 import sysconfig
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 from benchmarks.common import save
 from laya_lsp.replay import Buffer, replay, server_command
 
+ROOT = Path(__file__).resolve().parent.parent
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 FILES = [STDLIB / "textwrap.py", STDLIB / "json" / "decoder.py", ROOT / "examples" / "inventory.py"]
 

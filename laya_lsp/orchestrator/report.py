@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import asdict
 from typing import Any
 
-from .blas import active_blas
-from .engine import Engine
+from ..blas import active_blas
+from ..engine import Engine
 
 CACHE_WAIT_S = 0.5
 
@@ -20,14 +21,18 @@ async def engine_report(engine: Engine, cache_budget_bytes: int, recent: int = 5
     snapshot is reported instead (`cacheBytesStale`; kept in `last`), so monitoring never waits for a prefill.
     `cache_wait_s=None` waits (the LSP's `laya/stats` is ordered after the requests before it)."""
     last = {} if last is None else last
-    fut = asyncio.wrap_future(engine.scheduler.call(lambda: engine.caches.bytes_by_doc() if engine.caches else {}))
+    fut = asyncio.wrap_future(engine.measure_caches())
     try:
         cache_bytes = await asyncio.wait_for(asyncio.shield(fut), cache_wait_s)
         last["cache_bytes"] = cache_bytes
         stale = False
     except asyncio.TimeoutError:
         cache_bytes, stale = last.get("cache_bytes", {}), True
-    lm = engine.lm
+    info = engine.model_info()
+    model = None
+    if info is not None:
+        model = {k: v for k, v in asdict(info).items() if k not in ("timings", "repo_level")}
+        model.update(info.timings)
     out: dict[str, Any] = {
         "summary": engine.stats.summary(),
         "recent": [r.to_dict() for r in engine.stats.recent(recent)] if recent else [],
@@ -35,13 +40,9 @@ async def engine_report(engine: Engine, cache_budget_bytes: int, recent: int = 5
         "cacheBytesTotal": sum(cache_bytes.values()),
         "cacheBytesStale": stale,
         "cacheBudgetBytes": cache_budget_bytes,
-        "evictions": engine.caches.evictions if engine.caches else 0,
-        "queue": {"queued": engine.scheduler.queued(), "running": engine.scheduler.running_key(),
-                  "dropped": engine.scheduler.dropped, "superseded": engine.scheduler.superseded},
-        "model": None if lm is None else {
-            "name": lm.name, "path": lm.path, "params": lm.n_params, "dtype": lm.dtype,
-            "fim": lm.fim.name, "layout": lm.fim.preferred_layout, **lm.timings,
-        },
+        "evictions": engine.evictions,
+        "queue": engine.queue_state(),
+        "model": model,
         "loadError": engine.load_error,
         "blas": active_blas(),
     }

@@ -1,0 +1,109 @@
+"""Which device MLX runs on, and the defaults chosen for it (weight dtype, BLAS preload) in one pure function.
+
+`installed_backend` answers before MLX is imported (the BLAS preload must happen before that) from the installed
+MLX backend wheel; `mlx_device_kind` and `gpu_info` ask MLX itself once it is imported.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+DeviceKind = Literal["cpu", "cuda", "metal"]
+DEVICE_KINDS: tuple[DeviceKind, ...] = ("cpu", "cuda", "metal")
+# MLX's Linux backend wheels: the CUDA ones (`mlx[cuda13]`, `mlx[cuda12]`, older `mlx[cuda]`) and the CPU one.
+CUDA_WHEELS = ("mlx-cuda-13", "mlx-cuda-12", "mlx-cuda")
+CPU_WHEEL = "mlx-cpu"
+
+
+@dataclass(frozen=True)
+class DeviceDefaults:
+    """What laya does by default on one kind of device."""
+
+    kind: DeviceKind
+    # Floating-point weights are cast to this; None keeps what the model stores.
+    dtype: str | None
+    # Load OpenBLAS for MLX's CPU matmuls (only the Linux CPU wheel needs it: it links the reference BLAS).
+    preload_blas: bool
+
+
+def device_defaults(kind: DeviceKind, quantized: bool = False, stored_dtype: str | None = None,
+                    platform: str = sys.platform) -> DeviceDefaults:
+    """The defaults for `kind`, given how the model stores its weights.
+
+    CPU: fp32 (MLX's CPU backend has a BLAS path only for fp32; fp16/bf16 matmuls are much slower there), OpenBLAS
+    preloaded on Linux. GPU (CUDA, Metal): quantized weights stay as stored, fp32 weights become bf16 (half the
+    bytes read per token, the GPU's native matmul type), fp16/bf16 weights stay as stored; no BLAS preload.
+    """
+    if kind not in DEVICE_KINDS:
+        raise ValueError(f"unknown device kind {kind!r}; expected one of {', '.join(DEVICE_KINDS)}")
+    if kind == "cpu":
+        return DeviceDefaults(kind, "float32", preload_blas=platform.startswith("linux"))
+    if quantized or stored_dtype in ("float16", "bfloat16"):
+        return DeviceDefaults(kind, None, preload_blas=False)
+    return DeviceDefaults(kind, "bfloat16", preload_blas=False)
+
+
+def _installed_beside_mlx(name: str) -> bool:
+    """Whether distribution `name` is installed next to the `mlx` package (its .dist-info folder is there).
+
+    A folder listing instead of importlib.metadata, which costs ~20 ms of imports at every start."""
+    spec = importlib.util.find_spec("mlx")
+    if spec is None or not spec.submodule_search_locations:
+        return False
+    site = Path(next(iter(spec.submodule_search_locations))).parent
+    return any(site.glob(f"{name.replace('-', '_')}-*.dist-info"))
+
+
+def _nvidia_gpu_present() -> bool:
+    """An NVIDIA driver with at least one GPU (the driver lists each under /proc/driver/nvidia/gpus)."""
+    gpus = Path("/proc/driver/nvidia/gpus")
+    return gpus.is_dir() and any(gpus.iterdir())
+
+
+def installed_backend() -> DeviceKind | None:
+    """The device MLX will use, from the installed wheels, without importing MLX; None if Linux has no backend."""
+    if sys.platform == "darwin":
+        return "metal"
+    if any(_installed_beside_mlx(name) for name in CUDA_WHEELS):
+        return "cuda" if _nvidia_gpu_present() else "cpu"
+    return "cpu" if _installed_beside_mlx(CPU_WHEEL) else None
+
+
+def prepare_mlx() -> DeviceKind:
+    """Call before anything imports MLX: stop with an install hint if Linux has no MLX backend, and load OpenBLAS
+    where the device defaults want it. Returns the device kind the installed backend gives."""
+    kind = installed_backend()
+    if kind is None:
+        raise SystemExit("laya-lsp: MLX has no backend installed: pip install 'laya-lsp[cpu]' "
+                         "(or 'laya-lsp[cuda]' on a machine with an NVIDIA GPU)")
+    if device_defaults(kind).preload_blas:
+        from .blas import load_fast_blas
+
+        load_fast_blas()
+    return kind
+
+
+def mlx_device_kind() -> DeviceKind:
+    """The kind of MLX's default device in this process (imports MLX)."""
+    import mlx.core as mx
+
+    if mx.default_device() != mx.gpu:
+        return "cpu"
+    return "cuda" if mx.cuda.is_available() else "metal"
+
+
+def gpu_info() -> dict[str, Any] | None:
+    """Name, memory and count of the GPU MLX sees, or None without one (imports MLX)."""
+    import mlx.core as mx
+
+    if not (mx.cuda.is_available() or mx.metal.is_available()):
+        return None
+    info = dict(mx.device_info(mx.gpu))
+    memory = info.get("total_memory") or info.get("memory_size")
+    return {"name": info.get("device_name") or info.get("architecture"), "count": mx.device_count(mx.gpu),
+            "memory_gb": round(int(memory) / 2**30, 1) if memory else None,
+            "backend": "cuda" if mx.cuda.is_available() else "metal"}

@@ -1,0 +1,358 @@
+"""Completion as users see it: syntax decides whether and how much, the engine computes, syntax cleans.
+
+One request's life, the same for every front (LSP handlers, the HTTP routes, `laya-lsp complete`): wait for
+the model, plan, answer from what is already known or queue a model run, wait for it, clean the candidates,
+and give back the suggestions with the request's one stats record. On top of the engine's per-buffer cache,
+four latency tricks every editor gets (no client support needed):
+- typed-through: while the user types characters a shown (or still running) candidate predicted, answer from
+  it at once, trimmed, with no model run;
+- speculative next: after answering, compute in the background the answer needed if the top candidate's
+  first line is accepted;
+- cross-file context: chunks of recently used files go before the prompt in the model's repository format;
+- warm-up: a buffer's cache is prefilled in the background when it is opened or focused.
+Knows neither LSP nor HTTP nor MLX. Everything here runs on the front's event loop thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..config import Settings
+from ..crossfile import ChunkRing
+from ..engine import CompletionRequest, CompletionResult, Engine, Job, RequestStats
+from ..syntax import CompletionPlan, SyntaxDocument, plan_completion, postprocess_detailed
+from .waiting import Caller, ClientGone, ModelGate, wait_job
+
+log = logging.getLogger(__name__)
+CHARS_PER_TOKEN = 3.5  # for turning the cross-file token budget into a character budget before tokenizing
+
+
+@dataclass
+class Suggestion:
+    """One cleaned candidate: `text` is inserted at the cursor."""
+
+    text: str
+    logprob: float
+    rules: list[str] = field(default_factory=list)
+    fixed: bool = False
+
+
+@dataclass
+class Completion:
+    """What one completion request gets: cleaned suggestions and the request's stats record (its source,
+    status, error and timings, as `laya/stats` lists it)."""
+
+    suggestions: list[Suggestion]
+    stats: RequestStats
+    plan: CompletionPlan | None = None  # None when the request never got as far as planning
+    result: CompletionResult | None = None  # the engine's raw candidates, when the model ran for this request
+    rejected: dict[str, int] = field(default_factory=dict)
+    failure: str | None = None  # an engine fault while answering (a bug): worth telling the user
+
+
+@dataclass
+class _Shown:
+    """The last answer for a document, at the text it was computed for."""
+
+    prefix: str
+    suffix: str
+    answer: Completion
+
+
+@dataclass
+class _InFlight:
+    prefix: str
+    suffix: str
+    plan: CompletionPlan
+    job: Job
+
+
+@dataclass
+class _Ticket:
+    """What `_start` decided: an immediate answer, a job to wait for, or nothing to do."""
+
+    plan: CompletionPlan
+    job: Job | None = None
+    immediate: Completion | None = None
+    typed: str = ""  # characters typed through the job's candidates (trim them from its raw text)
+    # The job belongs to an earlier request that this one types through: a fresh job is needed if none of
+    # its candidates match what was typed.
+    shared: bool = False
+
+
+def _typed_since(old_prefix: str, old_suffix: str, prefix: str, suffix: str) -> str | None:
+    """What was typed at the cursor since (old_prefix, old_suffix), or None if the text changed otherwise."""
+    if suffix != old_suffix or not prefix.startswith(old_prefix):
+        return None
+    return prefix[len(old_prefix) :]
+
+
+def _always() -> bool:
+    return True
+
+
+class CompletionFlow:
+    """Plans, queues and post-processes completions; keeps the per-document state the tricks need."""
+
+    def __init__(self, engine: Engine, settings: Callable[[], Settings], gate: ModelGate) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.gate = gate
+        self.ring = ChunkRing()
+        self._shown: dict[str, _Shown] = {}  # the last answer sent, per document
+        self._spec: dict[str, _Shown] = {}  # the speculative answer for "top line accepted", per document
+        self._inflight: dict[str, _InFlight] = {}
+        self._language: dict[str, str] = {}  # language id per document, for hypothetical copies
+        self._background: set[asyncio.Task] = set()  # speculation and deferred warm-ups (kept from the GC)
+
+    # -- documents ---------------------------------------------------------------------------------------
+    def opened(self, doc_id: str, doc: SyntaxDocument, language_id: str = "") -> None:
+        """A document was opened: remember its language, take its chunks, warm its cache (cursor at the top)."""
+        self._language[doc_id] = language_id
+        self.ring.observe_file(doc_id, doc.text)
+        self.warm(doc_id, doc, 0)
+
+    def saved(self, doc_id: str, doc: SyntaxDocument) -> None:
+        self.ring.observe_file(doc_id, doc.text)
+
+    def pasted(self, doc_id: str, text: str) -> None:
+        self.ring.observe_paste(doc_id, text)
+
+    def tracked(self) -> int:
+        """Documents whose per-document state (shown answer, speculation, language) is kept."""
+        return len(self._language)
+
+    def closed(self, doc_id: str) -> None:
+        """Forget the document's state and free its cache."""
+        self._shown.pop(doc_id, None)
+        self._spec.pop(doc_id, None)
+        self._inflight.pop(doc_id, None)
+        self._language.pop(doc_id, None)
+        self.ring.forget_snapshot(doc_id)
+        self.engine.close_document(doc_id)
+
+    # -- one request ---------------------------------------------------------------------------------------
+    async def complete(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, *, version: int | None = None,
+                       current: Callable[[], bool] = _always, debounce: bool = True, remember: bool = True,
+                       caller: Caller | None = None) -> Completion | None:
+        """Answer a completion at `offset` of `doc` (`kind`: "completion" or "inline").
+
+        `current()` says whether the document is still the text the request was made against; an answer for
+        a text that changed meanwhile is dropped (None: the client asks again for the new text). `remember`
+        keeps the answer for typed-through reuse and speculation (an open document, a session); `debounce`
+        lets a run that needs many new tokens wait a moment for the next keystroke.
+        """
+        caller = caller or Caller()
+        refused = await self.gate.refusal(doc_id, kind)
+        if refused is not None:
+            return Completion([], refused)
+        for _attempt in range(2):
+            if not current():
+                return None
+            ticket = self._start(doc_id, doc, offset, kind, version, debounce, remember)
+            if ticket.immediate is not None:
+                return ticket.immediate
+            if ticket.job is None:
+                return Completion([], self._record(doc_id, kind, "none", ticket.plan.reason, "skipped"), ticket.plan)
+            if not ticket.shared and caller.hold is not None:
+                caller.hold(ticket.job.future)
+            try:
+                result: CompletionResult = await wait_job(self.engine, ticket.job, caller, cancel=not ticket.shared)
+            except ClientGone:
+                raise
+            except Exception as exc:  # a fault in the model call: answered empty, the front tells the user
+                log.exception("completion failed")
+                st = self._record(doc_id, kind, "none", ticket.plan.reason, "error")
+                st.error = f"{type(exc).__name__}: {exc}"
+                return Completion([], st, ticket.plan, failure=f"completion failed: {st.error}")
+            if not current():
+                return None
+            if result.stats.status != "ok":
+                return Completion([], result.stats, ticket.plan, result)
+            answer = self._finish(doc, offset, ticket.plan, result, doc_id if remember else None, ticket.typed)
+            if not (ticket.shared and not answer.suggestions):
+                return answer
+            # The user typed past what the running generation predicted: ask the model for this text.
+        return answer
+
+    def _start(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, version: int | None,
+               debounce: bool, remember: bool) -> _Ticket:
+        """Decide how to answer: from what was shown or is running, by a new model run, or not at all."""
+        s = self.settings()
+        prefix, suffix = doc.text[:offset], doc.text[offset:]
+        if s.typed_through:
+            for entry, source in ((self._shown.get(doc_id), "typed-through"), (self._spec.get(doc_id), "speculative")):
+                hit = self._reuse(entry, prefix, suffix)
+                if hit is not None:
+                    plan = entry.answer.plan if entry and entry.answer.plan else CompletionPlan(True, source)
+                    st = self._record(doc_id, kind, source, plan.reason)
+                    return _Ticket(plan, immediate=Completion(hit, st, plan))
+            running = self._inflight.get(doc_id)
+            typed = _typed_since(running.prefix, running.suffix, prefix, suffix) if running else None
+            if running is not None and typed is not None and not running.job.future.done() \
+                    and not running.job.token.cancelled:
+                # Let the running generation finish instead of cancelling it; its candidates get trimmed.
+                return _Ticket(running.plan, job=running.job, typed=typed, shared=True)
+        plan = self.plan(doc, offset)
+        if not plan.complete:
+            return _Ticket(plan)
+        job = self.engine.complete(self.request_for(doc_id, doc, offset, kind, plan, version, debounce))
+        if remember:
+            self._inflight[doc_id] = _InFlight(prefix, suffix, plan, job)
+        return _Ticket(plan, job=job)
+
+    def plan(self, doc: SyntaxDocument, offset: int) -> CompletionPlan:
+        """Whether and how much to complete at `offset` (forced with `triggerRules` off)."""
+        plan = plan_completion(doc, offset, self.settings().syntax())
+        if not plan.complete and not self.settings().trigger_rules:
+            return replace(plan, complete=True, reason=f"forced ({plan.reason})")
+        return plan
+
+    def _context(self, doc_id: str, doc: SyntaxDocument) -> list[tuple[str, str]]:
+        budget = self.settings().cross_file_tokens
+        info = self.engine.model_info()
+        if budget <= 0 or info is None or not info.repo_level:
+            return []
+        return self.ring.chunks_for(doc_id, doc.text, int(budget * CHARS_PER_TOKEN))
+
+    def request_for(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, plan: CompletionPlan,
+                    version: int | None, debounce: bool, background: bool = False,
+                    source: str = "model") -> CompletionRequest:
+        """The engine request for a completion at `offset` under `plan` (with the cross-file context)."""
+        s = self.settings()
+        return CompletionRequest(
+            doc_id=doc_id, text=doc.text, offset=offset, kind=kind,
+            max_lines=plan.max_lines if plan.multiline else 1,
+            max_tokens=min(s.max_tokens, plan.max_tokens),
+            version=version, debounce=debounce, context=self._context(doc_id, doc), background=background,
+            source=source,
+        )
+
+    @staticmethod
+    def _reuse(entry: _Shown | None, prefix: str, suffix: str) -> list[Suggestion] | None:
+        """The part of a remembered answer still ahead of the cursor, if the user only typed along it."""
+        if entry is None:
+            return None
+        typed = _typed_since(entry.prefix, entry.suffix, prefix, suffix)
+        if typed is None:
+            return None
+        rest = [replace(x, text=x.text[len(typed):]) for x in entry.answer.suggestions
+                if x.text.startswith(typed) and x.text[len(typed):].strip()]
+        return rest or None
+
+    def _finish(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult,
+                doc_id: str | None, typed: str) -> Completion:
+        """Clean raw candidates against the document; remember the answer and start speculating."""
+        if typed:
+            # A shared running job: keep what the user typed through, trimmed.
+            kept = [replace(c, text=c.text[len(typed):]) for c in result.candidates
+                    if c.text.startswith(typed) and c.text[len(typed):].strip()]
+            result = CompletionResult(kept, result.stats, result.version)
+        answer = self._clean(doc, offset, plan, result)
+        if typed:
+            answer.stats = self._record(doc_id or "", result.stats.kind, "typed-through", plan.reason)
+        if doc_id is not None and answer.suggestions:
+            self._shown[doc_id] = _Shown(doc.text[:offset], doc.text[offset:], answer)
+            if self.settings().speculative and not typed:
+                self._speculate(doc_id, doc, offset, answer)
+        return answer
+
+    def _clean(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Completion:
+        t0 = time.perf_counter()
+        raw = [c.text for c in result.candidates]
+        if not self.settings().postprocess:
+            return Completion(self._raw(result, plan), result.stats, plan, result)
+        detailed = postprocess_detailed(doc, offset, raw, plan, self.settings().syntax())
+        suggestions = [
+            Suggestion(c.text, result.candidates[c.source_index].logprob, c.rules, c.fixed)
+            for c in detailed.candidates
+        ]
+        rejected: dict[str, int] = {}
+        for r in detailed.rejected:
+            rejected[r.reason] = rejected.get(r.reason, 0) + 1
+        st = result.stats
+        st.postprocess_ms = (time.perf_counter() - t0) * 1000
+        st.total_ms += st.postprocess_ms
+        st.extra["rejected"] = rejected
+        st.extra["plan"] = plan.reason
+        st.extra["top_rules"] = suggestions[0].rules if suggestions else []
+        return Completion(suggestions, st, plan, result, rejected)
+
+    @staticmethod
+    def _raw(result: CompletionResult, plan: CompletionPlan) -> list[Suggestion]:
+        """Model text cut to the plan's line count only (leading blank lines are not counted)."""
+        limit = plan.max_lines if plan.multiline else 1
+        suggestions: list[Suggestion] = []
+        for cand in result.candidates:
+            lines = cand.text.split("\n")
+            first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+            cut = "\n".join(lines[: first + limit])
+            if cut.strip() and cut not in {s.text for s in suggestions}:
+                suggestions.append(Suggestion(cut, cand.logprob))
+        return suggestions
+
+    def _record(self, doc_id: str, kind: str, source: str, reason: str, status: str = "ok") -> RequestStats:
+        """A stats record for a request answered without a model run of its own."""
+        st = self.engine.stats.new(doc_id, kind)
+        st.status, st.source, st.extra["plan"] = status, source, reason
+        self.engine.stats.record(st)
+        return st
+
+    # -- background work ---------------------------------------------------------------------------------
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _speculate(self, doc_id: str, doc: SyntaxDocument, offset: int, answer: Completion) -> None:
+        """Compute, at low priority, the answer for the text as it would be with the top line accepted."""
+        top = answer.suggestions[0].text
+        lead = len(top) - len(top.lstrip("\n"))
+        accepted = top[: lead + (top[lead:] + "\n").index("\n")]
+        text = doc.text[:offset] + accepted + doc.text[offset:]
+        hyp = SyntaxDocument(text, self._language.get(doc_id, ""), doc_id)
+        hyp_offset = offset + len(accepted)
+        plan = self.plan(hyp, hyp_offset)
+        if not plan.complete:
+            return
+        req = self.request_for(doc_id, hyp, hyp_offset, "speculative", plan, None, debounce=False,
+                                   background=True, source="speculative")
+        job = self.engine.complete(req)
+        self._in_background(self._keep_speculation(doc_id, job, hyp, hyp_offset, plan))
+
+    async def _keep_speculation(self, doc_id: str, job: Job, hyp: SyntaxDocument, offset: int,
+                                plan: CompletionPlan) -> None:
+        """Clean the speculative candidates here, on the event loop: the inference worker goes on to real work."""
+        try:
+            result: CompletionResult = await wait_job(self.engine, job, Caller(), cancel=False)
+        except Exception:  # noqa: BLE001 - a failed speculation is only a missed shortcut
+            return
+        if not result.candidates or doc_id not in self._shown:  # (closed meanwhile: nothing to keep it for)
+            return
+        spec = self._clean(hyp, offset, plan, result)
+        if spec.suggestions:
+            self._spec[doc_id] = _Shown(hyp.text[:offset], hyp.text[offset:], spec)
+
+    def warm(self, doc_id: str, doc: SyntaxDocument, offset: int) -> None:
+        """Prefill the document's cache for a cursor at `offset` in the background (no decoding); while a
+        model loads, once it has loaded."""
+        if not self.settings().warm_up:
+            return
+        if self.gate.busy:
+            self._in_background(self._warm_after_load(doc_id, doc, offset))
+        elif self.engine.model_info() is not None:
+            self._prefill(doc_id, doc, offset)
+
+    async def _warm_after_load(self, doc_id: str, doc: SyntaxDocument, offset: int) -> None:
+        if await self.gate.wait(bound=None) is None and doc_id in self._language:
+            self._prefill(doc_id, doc, min(offset, len(doc.text)))
+
+    def _prefill(self, doc_id: str, doc: SyntaxDocument, offset: int) -> None:
+        plan = CompletionPlan(True, "warm-up")
+        self.engine.prefill(self.request_for(doc_id, doc, offset, "warm-up", plan, None, debounce=False,
+                                             background=True, source="warm-up"))

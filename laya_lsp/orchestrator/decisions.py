@@ -1,0 +1,124 @@
+"""Decisions as users see them: `decide`, `structured` and code-action edits, the same for every front.
+
+Each request waits for the model, runs its model half on the inference worker (laya_lsp.decisions, through the
+engine's `ModelWork` handle), and hands low-confidence work to the fallback tier when one is configured. The
+result comes back with the request's stats record. Bad input raises DecisionError / SchemaError (the fronts
+answer invalid params / 422); no model raises NotReady; work cancelled or superseded raises Superseded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ..config import Settings
+from ..decisions import actions, fallback, resolve, structured
+from ..decisions.decide import DecideRequest, Decision, decide_with
+from ..engine import Engine, ModelUnavailable, ModelWork, RequestStats, WorkResult
+from ..syntax import SyntaxDocument
+from .waiting import Caller, ModelGate, NotReady, Superseded, wait_job
+
+log = logging.getLogger(__name__)
+
+
+class DecisionFlow:
+    """Runs decide, structured and code-action work on the engine; knows neither LSP nor HTTP."""
+
+    def __init__(self, engine: Engine, settings: Callable[[], Settings], gate: ModelGate) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.gate = gate
+
+    async def _work(self, kind: str, doc_id: str | None, work: Callable[[ModelWork], Any], caller: Caller,
+                    latest_wins: bool = False) -> tuple[Any, RequestStats]:
+        """What `work` returned (never None) and the request's stats record."""
+        refused = await self.gate.refusal(doc_id or "", kind)
+        if refused is not None:
+            raise NotReady(refused.error or "", refused.status == "loading")
+        job = self.engine.submit_work(kind, doc_id, work, latest_wins)
+        if caller.hold is not None:
+            caller.hold(job.future)
+        try:
+            out: WorkResult[Any] = await wait_job(self.engine, job, caller)
+        except ModelUnavailable as exc:  # the model went away between the check and the run
+            raise NotReady(str(exc), loading=False) from None
+        if out.value is None:
+            raise Superseded(out.stats.status)
+        return out.value, out.stats
+
+    async def decide(self, req: DecideRequest, caller: Caller | None = None) -> tuple[dict[str, Any], RequestStats]:
+        """The decision as JSON (the hand-off tier applied when confidence is low) and its stats record."""
+
+        def work(model: ModelWork) -> Decision:
+            d = decide_with(model, req)
+            model.stats.candidates = len(req.options)
+            model.stats.extra.update(choice=d.choice, confidence=round(d.confidence, 4))
+            return d
+
+        decision, stats = await self._work("decide", req.doc_id, work, caller or Caller())
+        answer = decision.to_json()
+        fb = self.settings().fallback
+        if fallback.wanted(fb, decision.confidence):
+            options = [(o.id, o.text) for o in req.options]
+            answer.update(await asyncio.to_thread(fallback.handoff_decision, fb, decision, options))
+        return answer, stats
+
+    async def structured(self, prompt: str, schema: Any, max_tokens: int,
+                         caller: Caller | None = None) -> tuple[dict[str, Any], RequestStats]:
+        """JSON valid for `schema` after `prompt` (the fallback's when local confidence is low and it gives a
+        valid value) and the stats record. Raises structured.SchemaError for a schema it cannot use (`schema`
+        is the client's JSON, checked here)."""
+        prepared = structured.prepare_schema(schema)
+        s = self.settings()
+
+        def work(model: ModelWork) -> structured.StructuredResult:
+            r = structured.structured_with(model, prompt, schema, prepared, max_tokens, s.decision_tokens)
+            model.stats.decode_tokens = r.tokens  # the value's tokens, with those the grammar closed it with
+            model.stats.extra.update(mask_ms_per_token=round(r.mask_ms_per_token, 4), truncated=r.closed_by_grammar)
+            return r
+
+        result, stats = await self._work("structured", None, work, caller or Caller())
+        if fallback.wanted(s.fallback, result.confidence):
+            await asyncio.to_thread(fallback.handoff_structured, s.fallback, prompt, schema, max_tokens, result)
+        return result.to_json(), stats
+
+    async def resolve_action(self, doc: SyntaxDocument, data: dict[str, Any], uri: str,
+                             caller: Caller | None = None) -> resolve.Resolution | None:
+        """The edit a code action's `data` asks for, on `doc` (a snapshot of the version it was offered for);
+        None when there is none (no model, superseded by a newer resolve, or data the client altered)."""
+        s = self.settings()
+
+        def work(model: ModelWork) -> resolve.Resolution:
+            model.stats.extra["action"] = data.get("laya")
+            return resolve.resolve_with(model, doc, data, s, uri)
+
+        try:
+            res, _stats = await self._work("action", uri, work, caller or Caller(), latest_wins=True)
+        except (NotReady, Superseded):
+            return None
+        except (KeyError, TypeError, ValueError, IndexError) as exc:  # data the client altered
+            log.warning("code action not resolved: %s: %s", type(exc).__name__, exc)
+            return None
+        if res.edit is None or fallback.wanted(s.fallback, res.confidence):
+            res = await self._action_fallback(data, res)
+        return res
+
+    async def _action_fallback(self, data: dict[str, Any], res: resolve.Resolution) -> resolve.Resolution:
+        """Generation actions (complete block, implement comment) hand low-confidence work to the fallback."""
+        fb = self.settings().fallback
+        if not fallback.enabled(fb) or data.get("laya") not in (actions.COMPLETE_BLOCK, actions.IMPLEMENT_COMMENT):
+            return res
+        at = int(data["at"])
+        lead = res.prompt_prefix[at:]  # what the action puts before the generated text (a newline and indent)
+        try:
+            answer = await asyncio.to_thread(fallback.complete, fb, res.prompt_prefix[-6000:], resolve.BLOCK_TOKENS)
+        except fallback.FallbackError as exc:
+            log.warning("fallback failed, answering locally: %s", exc)
+            return res
+        text = "\n".join(answer.text.split("\n")[: res.max_lines]).rstrip()
+        if not text.strip():
+            return res
+        return resolve.Resolution(actions.Edit(at, at, lead + text), "laya: completed by the fallback model",
+                                  res.confidence, res.prompt_prefix, max_lines=res.max_lines)

@@ -1,0 +1,123 @@
+"""How a request waits: for the model to finish loading (bounded), and for its engine job (cancellable).
+
+Both fronts wait the same way. What differs is given by a `Caller`: the HTTP front keeps its admission slot
+until a job resolves (`hold`) and notices a client that went away (`gone`, polled while waiting); an editor's
+request is cancelled by `$/cancelRequest`, which cancels the handler's task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine import Engine, Job, RequestStats
+
+POLL_S = 0.02  # how often a waiting request checks that its client is still there
+# Long enough for a large model on a busy machine; past it a request is answered "model loading" instead of
+# hanging (the client asks again).
+MODEL_WAIT_S = 30.0
+MODEL_LOADING = "model loading"
+
+
+class ClientGone(Exception):
+    """The caller went away while its request waited; its engine work was cancelled."""
+
+
+class NotReady(Exception):
+    """No model can answer: it is still loading (`loading`), or the load failed (the message says why)."""
+
+    def __init__(self, reason: str, loading: bool) -> None:
+        super().__init__(reason)
+        self.loading = loading
+
+
+class Superseded(Exception):
+    """The request's engine work ended without a result (`status`: cancelled, superseded or dropped)."""
+
+    def __init__(self, status: str) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+@dataclass
+class Caller:
+    """What the front asks of waiting: `hold(future)` for every engine job started for the request, `gone()`
+    polled every POLL_S while waiting (True: the client left)."""
+
+    hold: Callable[[Future], None] | None = None
+    gone: Callable[[], Awaitable[bool]] | None = None
+
+
+async def wait_job(engine: Engine, job: Job, caller: Caller, cancel: bool = True) -> Any:
+    """The job's result. Cancels the job (queued: at once; running: at its next check) when the client goes
+    away or the waiting task is cancelled, unless `cancel` is False (a job another request shares)."""
+    # asyncio.wait never cancels what it waits on: cancelling a wrap_future() wrapper would cancel the job's
+    # future itself, answering another request that shares the job.
+    fut = asyncio.wrap_future(job.future)
+    try:
+        while True:
+            done, _ = await asyncio.wait([fut], timeout=POLL_S if caller.gone else None)
+            if done:
+                return fut.result()
+            if caller.gone is not None and await caller.gone():
+                if cancel:
+                    engine.cancel(job)
+                raise ClientGone()
+    except asyncio.CancelledError:
+        if cancel:
+            engine.cancel(job)
+        raise
+
+
+class ModelGate:
+    """Whether the engine's model can answer; a request that arrives while a model loads waits for the load."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._load: Future | None = None
+
+    def loading(self, load: Future) -> None:
+        """A model load started (or will: resolve `load` when it is done); requests wait for it."""
+        self._load = load
+
+    @property
+    def busy(self) -> bool:
+        """A load is in progress."""
+        return self._load is not None and not self._load.done()
+
+    async def refusal(self, doc_id: str, kind: str) -> RequestStats | None:
+        """None once a model can answer. Else the request's recorded refusal: status "loading" (the model still
+        loads after MODEL_WAIT_S) or "error" (the load failed), with the reason in `error`."""
+        reason = await self.wait(MODEL_WAIT_S)
+        if reason is None:
+            return None
+        st = self.engine.stats.new(doc_id, kind)
+        st.status, st.source, st.error = ("loading" if self.busy else "error"), "none", reason
+        self.engine.stats.record(st)
+        return st
+
+    async def wait(self, bound: float | None) -> str | None:
+        """None when a model can answer now; else why not: MODEL_LOADING (still loading after `bound`
+        seconds; None: as long as it takes) or the load's error."""
+        load = self._load
+        if load is not None and not load.done():
+            loop = asyncio.get_running_loop()
+            loaded = asyncio.Event()
+
+            def wake(_load: Future) -> None:
+                try:
+                    loop.call_soon_threadsafe(loaded.set)
+                except RuntimeError:
+                    pass  # the event loop closed meanwhile (shutting down): nobody waits any more
+
+            load.add_done_callback(wake)
+            try:
+                await asyncio.wait_for(loaded.wait(), bound)
+            except asyncio.TimeoutError:
+                return MODEL_LOADING
+        if self.engine.model_info() is not None:
+            return None
+        return self.engine.load_error or "no model loaded"

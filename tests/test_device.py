@@ -1,0 +1,48 @@
+"""Per-device defaults (laya_lsp/device.py): the choice logic for every device kind, checked on CPU."""
+
+from __future__ import annotations
+
+import pytest
+
+from laya_lsp.device import DEVICE_KINDS, device_defaults, installed_backend, mlx_device_kind
+
+# (kind, quantized, stored dtype, platform) -> (weights cast to, OpenBLAS preloaded)
+CASES = [
+    ("cpu", False, "bfloat16", "linux", "float32", True),
+    ("cpu", False, "float32", "linux", "float32", True),
+    ("cpu", True, "float16", "linux", "float32", True),
+    ("cpu", False, "float16", "darwin", "float32", False),
+    ("cuda", False, "float32", "linux", "bfloat16", False),
+    ("cuda", False, "bfloat16", "linux", None, False),
+    ("cuda", False, "float16", "linux", None, False),
+    ("cuda", True, "bfloat16", "linux", None, False),
+    ("metal", False, "float32", "darwin", "bfloat16", False),
+    ("metal", True, "float16", "darwin", None, False),
+    ("metal", False, "bfloat16", "darwin", None, False),
+]
+
+
+@pytest.mark.parametrize(("kind", "quantized", "stored", "platform", "dtype", "preload"), CASES)
+def test_defaults_per_device(kind: str, quantized: bool, stored: str, platform: str, dtype: str | None,
+                             preload: bool):
+    got = device_defaults(kind, quantized=quantized, stored_dtype=stored, platform=platform)  # type: ignore[arg-type]
+    assert (got.kind, got.dtype, got.preload_blas) == (kind, dtype, preload)
+
+
+def test_every_device_kind_is_covered_and_unknown_kinds_are_refused():
+    assert {case[0] for case in CASES} == set(DEVICE_KINDS)
+    with pytest.raises(ValueError, match="unknown device kind"):
+        device_defaults("tpu")  # type: ignore[arg-type]
+
+
+def test_the_installed_backend_matches_what_mlx_runs_on():
+    """Read from the installed wheels without importing MLX, it must agree with MLX itself."""
+    assert installed_backend() == mlx_device_kind()
+
+
+def test_linux_without_an_mlx_backend_stops_with_the_install_hint(monkeypatch: pytest.MonkeyPatch):
+    from laya_lsp import device
+
+    monkeypatch.setattr(device, "installed_backend", lambda: None)
+    with pytest.raises(SystemExit, match=r"laya-lsp\[cpu\].*laya-lsp\[cuda\]"):
+        device.prepare_mlx()
