@@ -151,20 +151,18 @@ def _ldconfig_paths() -> dict[str, str]:
 
 
 def installed_libraries(arch: str | None = None) -> list[tuple[BlasLibrary, str]]:
-    """Every LIBRARIES entry installed here with its path, in preference order; a family none of whose known
-    paths exists is looked up by soname in the dynamic linker's cache (other distributions' layouts)."""
+    """Every LIBRARIES entry installed here with its path, in preference order; when none of the known paths
+    exists, each family is looked up by soname in the dynamic linker's cache (other distributions' layouts)."""
     arch = arch or platform.machine()
     found = []
     for lib in LIBRARIES:
         path = next((p for p in (q.format(arch=arch) for q in lib.paths) if Path(p).exists()), None)
         if path:
             found.append((lib, path))
-    generic = {lib.family: lib for lib in LIBRARIES}  # the last of each family names no threading flavour
-    absent = [lib for family, lib in generic.items() if family not in {f.family for f, _ in found}]
-    if absent:
+    if not found:  # another distribution's layout: ask the linker's cache (a subprocess, so only then)
         cache = _ldconfig_paths()
-        found += [(lib, cache[lib.soname]) for lib in absent if lib.soname in cache]
-        found.sort(key=lambda item: LIBRARIES.index(item[0]))
+        generic = {lib.family: lib for lib in LIBRARIES}  # the last of each family names no threading flavour
+        found = [(lib, cache[lib.soname]) for lib in generic.values() if lib.soname in cache]
     return found
 
 

@@ -116,7 +116,7 @@ def test_make_installs_blis_and_openblas_and_laya_prefers_blis():
 
 
 @linux_cpu
-def test_a_family_missing_from_the_known_paths_is_found_through_the_linker_cache():
+def test_libraries_outside_the_known_paths_are_found_through_the_linker_cache():
     """With no Debian multiarch folder for this `arch`, the libraries come from `ldconfig -p`, in laya's order."""
     found = [lib.family for lib, _ in installed_libraries(arch="no-such-arch")]
     assert found[:2] == ["blis", "openblas"]
