@@ -1,7 +1,7 @@
 """The decode step side by side in one run: mlx-lm's plain step vs laya's compiled step, k=1 vs k=5, context 64
 and ~1000, in ms/token and times the memory floor; what each part of the step buys; where the step's time goes.
 
-    python benchmarks/decode_step.py [--model DIR] [--quick] [--repeats N]
+    python benchmarks/decode_step.py [--model DIR] [--quick] [--repeats N] [--step-only]
 
 Variants, each measured per step (its own wall time, median over all steps of all repeats; repeats interleave the
 variants so a load spike on the shared machine hits them alike):
@@ -15,6 +15,8 @@ variants so a load spike on the shared machine hits them alike):
 Keystroke: a 2-token prompt tail then the first token: mlx-lm's separate prefill (backbone, then the last
 token through the head) vs laya's tail folded into one step. Documents: 4 documents' k=1 steps as 4 steps vs
 one batched step. Floor: the bytes of weights a step reads / measured read bandwidth (benchmarks/shapes.py).
+`--step-only` measures laya's step and a 512-token prefill only and prints them as one JSON line: what
+`benchmarks/blas_matmul.py --decode` runs once per BLAS library, each in its own process.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+PREFILL_TOKENS = 512  # a file's prefix window, prefilled in the engine's 256-token chunks
 
 
 def _ids(n: int, vocab: int, salt: int = 0) -> list[int]:
@@ -245,17 +250,44 @@ def run_decode(model_dir: str, quick: bool = False, repeats: int | None = None,
     return out
 
 
+def run_step_only(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
+    """laya's step (ms/token, median over all steps) at each context and k, and prefill tokens/s."""
+    from mlx.utils import tree_flatten
+
+    bench = Bench(model_dir)
+    cases = [(c, k) for c in (64, 1000) for k in (1, 5)]
+    for c, k in cases:  # warm every shape once (traces, page-in) before timing
+        bench.laya(c, k, steps)
+    samples: dict[tuple[int, int], list[float]] = {}
+    prefill_s = []
+    for _ in range(repeats):
+        for c, k in cases:
+            samples.setdefault((c, k), []).extend(s * 1000 for s in bench.laya(c, k, steps))
+        t = time.perf_counter()
+        bench.mx.eval(bench.doc(PREFILL_TOKENS, salt=1)[1])
+        prefill_s.append(time.perf_counter() - t)
+    return {"ms_per_token": {f"ctx{c} k={k}": _median(v) for (c, k), v in samples.items()},
+            "prefill_tokens": PREFILL_TOKENS,
+            "prefill_tokens_per_s": round(PREFILL_TOKENS / statistics.median(prefill_s), 1),
+            "weight_bytes": sum(v.nbytes for _, v in tree_flatten(bench.model.parameters()))}
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--model", help="model directory (default: the embedded model)")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--repeats", type=int, help="rounds over all variants (default 5, --quick 2)")
+    p.add_argument("--step-only", action="store_true", help="laya's step and prefill only, as one JSON line")
     args = p.parse_args()
     from benchmarks.common import save
-    from benchmarks.run_all import ensure_fast_blas
+    from laya_lsp.bootstrap import use_fast_blas
+
+    use_fast_blas()  # the same BLAS set-up as `laya-lsp`, before MLX is imported
     from laya_lsp.engine.model import resolve_model
 
-    ensure_fast_blas()
+    if args.step_only:
+        print(json.dumps(run_step_only(str(resolve_model(args.model)), args.repeats or 3, 8 if args.quick else 16)))
+        return 0
     res = run_decode(str(resolve_model(args.model)), args.quick, args.repeats)
     print(f"saved {save('decode-step', res)}")
     return 0
