@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml | system-deps
 demo: $(STAMP)
 	$(PY) -m laya_lsp.replay --demo examples/
 
-test: $(STAMP)
+test: $(STAMP) lint
 	bash editors/scripts/install-test-deps.sh $(PY)
 	$(PY) -m pytest -q -ra $(PYTEST_ARGS)
 

@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "training"))
 pytest.importorskip("tokenizers")
 
-from samples import EOT, FIM_MIDDLE, Corpus, SampleMaker  # noqa: E402
-from tokenizer import encode, pack  # noqa: E402
+from samples import EOT, FIM_MIDDLE, Corpus, SampleMaker
+from tokenizer import encode, pack
 
 TOKENIZER = ROOT / "laya_lsp" / "models" / "default"
 CODE = ("def total(items):\n    result = 0\n    for item in items:\n        if item.price:\n"

@@ -33,9 +33,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-
-from dedup import (CONTAMINATION_N, EvalSet, MinHasher, NearDupIndex, eval_set, exact_key, heldout_texts,
-                   humaneval_texts, ngram_hashes, word_hashes)
+from dedup import (
+    CONTAMINATION_N,
+    EvalSet,
+    MinHasher,
+    NearDupIndex,
+    eval_set,
+    exact_key,
+    heldout_texts,
+    humaneval_texts,
+    ngram_hashes,
+    word_hashes,
+)
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent
@@ -251,10 +260,10 @@ def write_reports(summary: dict, manifest: list[dict], contaminated: list[dict])
     (ROOT / "LICENCES.tsv").write_text("\n".join(rows) + "\n")
     sets = summary["eval_sets"]
     lines = ["# Decontamination report (written by training/corpus.py)", "",
-             f"A corpus file is dropped when it shares at least `min_overlap` distinct word {CONTAMINATION_N}-grams "
-             "with an evaluation set; exact and near duplicates are removed before and after (see corpus.py). "
-             f"Whole packages excluded by name: {', '.join(HELDOUT_PACKAGES + BANNED_PACKAGES)}; the held-out "
-             f"packages' {summary['heldout_files_seeded']} files seeded the near-duplicate index.", "",
+             (f"A corpus file is dropped when it shares at least `min_overlap` distinct word {CONTAMINATION_N}-grams "
+              "with an evaluation set; exact and near duplicates are removed before and after (see corpus.py). "
+              f"Whole packages excluded by name: {', '.join(HELDOUT_PACKAGES + BANNED_PACKAGES)}; the held-out "
+              f"packages' {summary['heldout_files_seeded']} files seeded the near-duplicate index."), "",
              "| eval set | what its n-grams cover | items | n-grams | min_overlap | files dropped |",
              "| --- | --- | --- | --- | --- | --- |"]
     cover = {"humaneval": "prompt + canonical solution + suffix, every task of shared/evals",

@@ -9,9 +9,8 @@ import random
 from pathlib import Path
 
 import numpy as np
-from tokenizers import Tokenizer
-
 from tokenizer import load_tokens
+from tokenizers import Tokenizer
 
 EOT, FIM_PREFIX, FIM_MIDDLE, FIM_SUFFIX, FIM_PAD, REPO_NAME, FILE_SEP = range(7)
 

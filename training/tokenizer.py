@@ -40,14 +40,15 @@ def build_tokenizer() -> Tokenizer:
 def docs(limit_bytes: int | None = None, seed: int = 0) -> list[str]:
     out, total = [], 0
     rng = random.Random(seed)
-    for line in open(DATA / "docs.jsonl"):
-        if limit_bytes is not None and rng.random() > 0.3:
-            continue
-        t = json.loads(line)["text"]
-        out.append(t)
-        total += len(t)
-        if limit_bytes is not None and total >= limit_bytes:
-            break
+    with open(DATA / "docs.jsonl") as lines_in:
+        for line in lines_in:
+            if limit_bytes is not None and rng.random() > 0.3:
+                continue
+            t = json.loads(line)["text"]
+            out.append(t)
+            total += len(t)
+            if limit_bytes is not None and total >= limit_bytes:
+                break
     return out
 
 
@@ -101,17 +102,18 @@ def pack(docs_path: Path, shard_mb: float, out: Path, final: bool, limit_docs: i
                               "text_MB": round(size / 1e6, 1), "packed_MB": round(path.stat().st_size / 1e6, 2)}),
                   flush=True)
 
-    for line in open(docs_path):
-        if limit_docs and n_docs == limit_docs:
-            break
-        if not line.endswith("\n"):  # corpus.py is still writing this line
-            break
-        lines.append(line)
-        size += len(line)
-        n_docs += 1
-        if size >= shard_mb * 1e6:
-            flush()
-            lines, size, k = [], 0, k + 1
+    with open(docs_path) as lines_in:
+        for line in lines_in:
+            if limit_docs and n_docs == limit_docs:
+                break
+            if not line.endswith("\n"):  # corpus.py is still writing this line
+                break
+            lines.append(line)
+            size += len(line)
+            n_docs += 1
+            if size >= shard_mb * 1e6:
+                flush()
+                lines, size, k = [], 0, k + 1
     if final and lines:
         flush()
 
@@ -121,7 +123,8 @@ def encode(tok_dir: Path, shard: Path, out: Path) -> None:
     concatenated), <name>.offsets.npy (document starts, int64) and <name>.meta.json (per document [source, path,
     language]), written last and atomically: a training run polling the folder takes a shard once its meta exists."""
     tok = Tokenizer.from_file(str(tok_dir / "tokenizer.json"))
-    docs = [json.loads(line) for line in bz2.open(shard, "rt")]
+    with bz2.open(shard, "rt") as shard_in:
+        docs = [json.loads(line) for line in shard_in]
     ids = [np.array(e.ids, dtype=np.uint16) for e in tok.encode_batch([d["text"] for d in docs])]
     offsets = np.cumsum([0] + [len(a) for a in ids]).astype(np.int64)
     name = shard.name.split(".")[0]

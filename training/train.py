@@ -35,7 +35,7 @@ from tokenizers import Tokenizer
 from transformers import LlamaConfig, LlamaForCausalLM
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from samples import FIM_PAD, EOT, Corpus, SampleMaker
+from samples import EOT, FIM_PAD, Corpus, SampleMaker
 
 SHAPES = {  # name: (hidden, layers, heads, kv_heads, intermediate)
     "d192-l4": (192, 4, 3, 3, 512),
@@ -143,7 +143,7 @@ def main() -> None:
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    log = open(out / "log.jsonl", "a")
+    log = open(out / "log.jsonl", "a")  # noqa: SIM115 - open for the whole run, written by emit()
 
     def emit(**kw: object) -> None:
         kw["t"] = round(time.time() - t_start, 1)

@@ -261,7 +261,7 @@ def run_alone(dm: DecodeModel, steps: Steps[T]) -> T:
         while True:
             work = steps.send(None if work is None else dm.forward([work])[0])
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value
 
 
 def prefill_chunked(model: Any, doc: DocumentCache, prompt: list[int], chunk: int,
