@@ -48,3 +48,14 @@ def as_dict(obj: Any) -> Any:
 @pytest.fixture(scope="session")
 def tiny_model() -> Path:
     return TINY_MODEL
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """LAYA_SKIP_EDITOR_TESTS=1 skips the tests that drive real editors (Neovim, Vim + ALE, VS Code's extension),
+    listed by `-ra` with this reason; `make test` then installs no editor either (editors/scripts)."""
+    if not os.environ.get("LAYA_SKIP_EDITOR_TESTS"):
+        return
+    skip = pytest.mark.skip(reason="LAYA_SKIP_EDITOR_TESTS is set: the editor tests were not asked for")
+    for item in items:
+        if item.path.name.startswith("test_editor_") and item.path.name != "test_editor_configs.py":
+            item.add_marker(skip)

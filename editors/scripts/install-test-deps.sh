@@ -3,6 +3,7 @@
 # (Debian), node + npm for the VS Code extension's build and activation tests. Idempotent and quiet when everything is there; called by `make test` before pytest.
 # Usage: editors/scripts/install-test-deps.sh [PYTHON]   (PYTHON: the venv's python, default .venv/bin/python)
 set -euo pipefail
+[ -z "${LAYA_SKIP_EDITOR_TESTS:-}" ] || { echo "editor test deps: LAYA_SKIP_EDITOR_TESTS is set, nothing installed (editor tests skip)"; exit 0; }
 [ "$(uname -s)" = "Linux" ] || { echo "editor test deps: not Linux, nothing installed (editor tests skip)"; exit 0; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PY=${1:-$ROOT/.venv/bin/python}
