@@ -4,6 +4,7 @@ rides along only where that text exists, stays put while typing, and reaches the
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 
 import pytest
 import pytest_lsp
@@ -41,8 +42,8 @@ def test_the_cut_is_a_line_start_about_three_quarters_of_a_window_above_the_curs
 def test_the_cut_moves_once_per_quarter_window_of_cursor_movement():
     step = WINDOW // 4
     cuts = [outline_cut(TEXT, offset, WINDOW) for offset in range(3000, len(TEXT))]
-    moves = [i for i, (a, b) in enumerate(zip(cuts, cuts[1:])) if a != b]
-    assert moves and all(b - a >= step - 60 for a, b in zip(moves, moves[1:]))
+    moves = [i for i, (a, b) in enumerate(pairwise(cuts)) if a != b]
+    assert moves and all(b - a >= step - 60 for a, b in pairwise(moves))
 
 
 def _doc(text: str) -> SyntaxDocument:
