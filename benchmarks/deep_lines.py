@@ -6,9 +6,9 @@ everything it defines fits the prompt; these tasks keep whole files of the held-
 more-itertools, pyparsing: never in the training corpus, see training/README.md) with the cursor after the
 indentation of a code line at least FAR characters into the file. Two sets:
 - `deep-lines`: such lines at random (does a change hurt ordinary completions?);
-- `deep-names`: lines that use a name the file's outline defines (an import, a function, a method, an
-  attribute set in `__init__`) that does not occur in the FAR characters above the line (can the model
-  write a name it cannot see in the window?).
+- `deep-names`: the cursor inside a line, right before a name the file's outline defines (an import, a function, a method,
+  an attribute set in `__init__`) that does not occur in the FAR characters above the line, the rest of the
+  line to complete (can the model write a name it cannot see in the window?).
 The data file holds each file once with its tasks' (line, column) pairs; `load_sets` expands them.
 """
 
@@ -23,6 +23,8 @@ import re
 import zipfile
 from pathlib import Path
 from typing import Any
+
+import tree_sitter
 
 from laya_lsp.syntax.languages import new_parser
 from laya_lsp.syntax.outline import outline
@@ -53,9 +55,8 @@ def _sources(wheels: Path) -> dict[str, str]:
     return out
 
 
-def _code_lines(text: str) -> list[tuple[int, int, int]]:
+def _code_lines(tree: tree_sitter.Tree, text: str) -> list[tuple[int, int, int]]:
     """(line number, line start, indentation) of lines with code to complete: not comments, not in strings."""
-    tree = new_parser("python").parse(text.encode("utf-8"))
     out = []
     start = byte = 0
     for number, line in enumerate(text.split("\n")):
@@ -70,27 +71,37 @@ def _code_lines(text: str) -> list[tuple[int, int, int]]:
     return out
 
 
-def _far_name(text: str, start: int, indent: int, defined: set[str]) -> bool:
-    """The line uses a name the outline above the window defines and the window does not mention."""
-    line = text[start + indent : text.find("\n", start) if "\n" in text[start:] else len(text)]
+def _far_name(tree: tree_sitter.Tree, text: str, start: int, indent: int, defined: set[str]) -> int | None:
+    """Column of the first name after the line's first word that the outline above the window defines and the
+    window does not mention, used as code (not in a string); None if there is none."""
+    end = text.find("\n", start)
+    line = text[start : len(text) if end < 0 else end]
     window = text[start - FAR : start + indent]
-    names = {n for n in _IDENT.findall(line) if n not in _COMMON}
-    return any(n in defined and not re.search(rf"\b{re.escape(n)}\b", window) for n in names)
+    byte = len(text[:start].encode("utf-8"))
+    for match in _IDENT.finditer(line, indent + 1):
+        name = match.group()
+        if name not in _COMMON and name in defined and not re.search(rf"\b{re.escape(name)}\b", window):
+            node = tree.root_node.descendant_for_byte_range(byte + match.start(), byte + match.end())
+            if node is not None and node.type == "identifier":
+                return match.start()
+    return None
 
 
 def build(wheels: Path) -> None:
     rng = random.Random(0)
     rows = []
     for path, text in _sources(wheels).items():
-        lines = _code_lines(text)
+        tree = new_parser("python").parse(text.encode("utf-8"))
+        lines = _code_lines(tree, text)
         deep = rng.sample(lines, min(PER_FILE, len(lines)))
         named = []
         for number, start, indent in lines:
             if text.startswith(("def ", "class ", "async def "), start + indent):
                 continue  # a definition's own name is new: the outline cannot know it
             defined = set(_IDENT.findall(outline(text[: start - FAR], "python", 10**9)))
-            if _far_name(text, start, indent, defined):
-                named.append((number, start, indent))
+            column = _far_name(tree, text, start, indent, defined)
+            if column is not None:
+                named.append((number, start, column))
         named = rng.sample(named, min(PER_FILE, len(named)))
         tasks = [{"line": n, "column": c, "set": "deep-lines"} for n, _, c in sorted(deep)]
         tasks += [{"line": n, "column": c, "set": "deep-names"} for n, _, c in sorted(named)]
