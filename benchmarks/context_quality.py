@@ -7,7 +7,8 @@ Variants are named laya settings, each naming every key any variant sets (they a
 server; default: `outlineTokens` 0 against the server's default). Sets: `deep-names` and `deep-lines` (benchmarks/deep_lines.py: whole held-out files, the cursor
 deep in them), `heldout-lines` (benchmarks/data/heldout.jsonl) and `humaneval-single` (../shared/evals). Each
 request asks for one candidate with post-processing on and the server's latency tricks off; the first
-candidate is scored by exact match and edit similarity against the true rest of the line. The first variant is
+candidate is scored by exact match, edit similarity and whether its first word (identifier) is the true one
+(in `deep-names` that word is the name the window cannot show) against the true rest of the line. The first variant is
 the reference: every other one gets per-task wins and losses against it. Prints a table and saves JSON under
 benchmarks/results/.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import statistics
 import time
 from typing import Any
@@ -33,6 +35,13 @@ BASE = {"postprocess": True, "candidates": 1, "debounceMs": 0, "typedThrough": F
         "warmUp": False, "crossFileTokens": 0}
 DEFAULT_VARIANTS = {"outline-off": {"outlineTokens": 0}, "outline-on": {"outlineTokens": Settings().outline_tokens}}
 WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+FIRST_WORD = re.compile(r"\W*(\w*)")
+
+
+def first_word(text: str) -> str:
+    """The first identifier-like word of a line ("" if none)."""
+    match = FIRST_WORD.match(text)
+    return match.group(1) if match else ""
 
 
 def load(names: list[str], limit: int) -> dict[str, list[dict[str, Any]]]:
@@ -69,6 +78,7 @@ async def run_set(name: str, tasks: list[dict[str, Any]], variants: dict[str, di
             want = quality.normalise(task["middle"], False)
             out[label].append({"id": task["id"], "got": got, "em": float(got == want),
                                "es": quality.edit_similarity(got, want), "ms": ms,
+                               "word": float(bool(first_word(want)) and first_word(got) == first_word(want)),
                                "prompt_tokens": record.get("prompt_tokens", 0)})
         if (i + 1) % 20 == 0:
             print(f"  {name}: {i + 1}/{len(tasks)}", flush=True)
@@ -82,6 +92,9 @@ def summarise(rows: list[dict[str, Any]], reference: list[dict[str, Any]]) -> di
     return {
         "n": len(rows), "exact_match": round(statistics.mean(r["em"] for r in rows), 4),
         "edit_similarity": round(statistics.mean(r["es"] for r in rows), 2),
+        "first_word": round(statistics.mean(r["word"] for r in rows), 4),
+        "word_wins": sum(r["word"] > ref["word"] for r, ref in zip(rows, reference)),
+        "word_losses": sum(r["word"] < ref["word"] for r, ref in zip(rows, reference)),
         "answered": sum(bool(r["got"]) for r in rows),
         "p50_ms": round(statistics.median(r["ms"] for r in rows), 1),
         "prompt_tokens": round(statistics.mean(r["prompt_tokens"] for r in rows), 1),
@@ -116,7 +129,8 @@ def main() -> int:
         print(f"\n{name} ({len(tasks)} tasks)")
         for label, row in entry.items():
             print(f"  {label:<16} EM {row['exact_match']:.3f}  ES {row['edit_similarity']:6.2f}"
-                  f"  vs first: EM +{row['em_wins']}/-{row['em_losses']}, ES {row['es_diff']:+.2f} ± {row['es_diff_se']:.2f}"
+                  f"  word {row['first_word']:.3f}  vs first: EM +{row['em_wins']}/-{row['em_losses']},"
+                  f" word +{row['word_wins']}/-{row['word_losses']}, ES {row['es_diff']:+.2f} ± {row['es_diff_se']:.2f}"
                   f"  answered {row['answered']}  prompt {row['prompt_tokens']:.0f} tok  p50 {row['p50_ms']:.0f} ms",
                   flush=True)
     report["wall_s"] = round(time.time() - t0, 1)
