@@ -1,35 +1,61 @@
 """Fill-in-the-middle quality through the real LSP server, before and after post-processing.
 
-    python -m benchmarks.quality [--model DIR] [--candidates K] [--limit-multi 200] [--limit-heldout 400] [--quick]
+    python -m benchmarks.quality [--model DIR] [--candidates K] [--limit-single N] [--limit-multi 200]
+                                 [--limit-heldout 400] [--limit-files 200] [--files GLOB ...] [--quick]
 For each task the server gets a document (prefix + suffix) and a request at the cursor; the first candidate
 is scored by exact match and edit similarity against the true middle. Sets: HumanEval single-line and
-multi-line infilling (even problem ids, ../shared/evals) and the held-out real-code line set
-(benchmarks/data/heldout.jsonl, files kept out of the training corpus). Trivial baselines (empty answer, copy
-of the previous line) give the numbers a floor. Run once with post-processing and once without, so each
-rule's gain shows. Prints a table and saves JSON under benchmarks/results/.
+multi-line infilling (even problem ids, ../shared/evals), the held-out real-code line set
+(benchmarks/data/heldout.jsonl: windows of at most 3,000 + 1,500 characters cut out of files kept out of the
+training corpus) and real-code lines of whole files (`file-lines`, examples/ by default: Python, JavaScript,
+Go), with the cursor after a line's indentation, after its `return ` and after its first `.`. Trivial
+baselines (empty answer, copy of the previous line) give the numbers a floor.
+
+Each set runs once with post-processing and once without (same model, greedy, so the same raw answers), and
+per request the two are compared: `empty_while_raw_not` is the share of requests post-processing left
+without a candidate although the raw model had one, `empty_while_raw_fits` the share where that raw answer
+(on a line of its own where code follows) would also have kept the document parseable, and
+`empty_while_raw_right` the share where it was the exact middle. `parse_valid` is the share of returned
+candidates that keep a parseable document parseable (Python: Python's own parser; other languages: no
+tree-sitter error); `parse_valid_vs_truth` the share that leave the document parseable where the true middle
+would. Each measure is also broken down by the cursor's position class (end of a body, after `return`, after
+`.`, in call arguments, ...).
+Prints a table and saves JSON under benchmarks/results/.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
+import glob
 import json
 import random
+import re
 import statistics
 import time
-from collections import Counter
+import warnings
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types as lsp
 
 from benchmarks.common import save
-from laya_lsp.replay import Buffer, ReplayClient, server_command
+from laya_lsp.replay import LANGUAGES, Buffer, ReplayClient, server_command
+from laya_lsp.syntax import SyntaxDocument, plan_completion
+from laya_lsp.syntax.context import cursor_context, leading_ws, width
 
 ROOT = Path(__file__).resolve().parent.parent
 
 EVALS = ROOT.parent / "shared" / "evals"
 HELDOUT = ROOT / "benchmarks" / "data" / "heldout.jsonl"
+FILES = [str(ROOT / "examples" / "*")]
+MULTI_LINE_SETS = frozenset({"humaneval-multi"})
+STATS_EVERY = 100  # tasks between reads of the server's request records (it keeps the last 256)
+WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+_CLASS_LINE = re.compile(r"(export\s+)?(default\s+)?(abstract\s+)?class\b")
+_DOT_AFTER_NAME = re.compile(r"[A-Za-z_)\]]\.(?=[A-Za-z_])")
+_EXTENSIONS = {language: ext for ext, language in reversed(LANGUAGES.items())}
 
 
 def edit_similarity(a: str, b: str) -> float:
@@ -45,6 +71,34 @@ def edit_similarity(a: str, b: str) -> float:
             cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
         prev = cur
     return 100.0 * (1 - prev[-1] / max(len(a), len(b)))
+
+
+def file_line_tasks(patterns: list[str], limit: int) -> list[dict[str, Any]]:
+    """Line completion in whole files: the rest of a code line after its indentation, after its `return `
+    and after its first `.` (a fixed sample of `limit`)."""
+    tasks = []
+    for path in sorted({Path(p).resolve() for pattern in patterns for p in glob.glob(pattern)}):
+        language = LANGUAGES.get(path.suffix)
+        if language is None or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        start = 0
+        for number, line in enumerate(text.split("\n"), 1):
+            code = line.strip()
+            indent = len(line) - len(line.lstrip())
+            cuts = [] if len(code) < 8 or code.startswith(("#", "//", "/*", "*", '"""', "'''")) else [indent]
+            if cuts and code.startswith("return "):
+                cuts.append(indent + len("return "))
+            dot = _DOT_AFTER_NAME.search(line) if cuts else None
+            if dot is not None:
+                cuts.append(dot.end())
+            for cut in cuts:
+                name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+                tasks.append({"id": f"{name}:{number}:{cut}", "language": language, "prefix": text[:start + cut], "middle": line[cut:],
+                              "suffix": text[start + len(line):]})
+            start += len(line) + 1
+    random.Random(0).shuffle(tasks)
+    return tasks[:limit]
 
 
 def load_tasks(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
@@ -66,7 +120,52 @@ def load_tasks(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
     if HELDOUT.exists():
         rows = [json.loads(x) for x in HELDOUT.open()]
         sets["heldout-lines"] = rows[: args.limit_heldout]
+    sets["file-lines"] = file_line_tasks(args.files, args.limit_files)
     return sets
+
+
+def position_class(task: dict[str, Any]) -> str:
+    """Where the cursor is, as the server sees the document: the first class that applies, in this order."""
+    doc = SyntaxDocument(task["prefix"] + task["suffix"], task["language"], "")
+    ctx = cursor_context(doc, len(task["prefix"]))
+    full = task["prefix"] + task["middle"] + task["suffix"]
+    line_start = task["prefix"].rfind("\n") + 1
+    line_end = full.find("\n", len(task["prefix"]) + len(task["middle"].rstrip("\n")))
+    line = full[line_start:line_end if line_end >= 0 else len(full)]
+    indent = width(leading_ws(line))
+    following = next((ln for ln in full[line_end + 1:].split("\n") if ln.strip()), "") if line_end >= 0 else ""
+    above = [ln for ln in task["prefix"][:line_start].split("\n") if ln.strip()]
+    owner = next((ln for ln in reversed(above) if width(leading_ws(ln)) < indent), "")
+    prefix_code = ctx.line_prefix.strip()
+    if ctx.in_comment or ctx.in_string is not None:
+        return "string_or_comment"
+    if not prefix_code and ctx.prev_line is not None and ctx.prev_line.lstrip().startswith("@"):
+        return "after_decorator"
+    if ctx.in_brackets:
+        return "call_arguments"
+    if prefix_code.endswith("."):
+        return "after_dot"
+    if prefix_code == "return":
+        return "after_return"
+    if indent and width(leading_ws(following)) < indent:
+        return "end_of_body"
+    if indent and _CLASS_LINE.match(owner.strip()):
+        return "class_body"
+    return "top_level" if not indent else "body"
+
+
+def parses(text: str, language: str) -> bool | None:
+    """Does the whole document parse? Python by its own parser, others by tree-sitter (None: no grammar)."""
+    if language == "python":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes in the tasks' strings are warnings, not errors
+            try:
+                ast.parse(text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return False
+        return True
+    doc = SyntaxDocument(text, language, "")
+    return None if doc.tree is None else not doc.has_errors()
 
 
 def normalise(text: str, multi: bool) -> str:
@@ -85,48 +184,114 @@ def baselines(task: dict[str, Any]) -> dict[str, str]:
     return {"empty": "", "copy-previous-line": prev.strip() if task["prefix"].endswith("\n") else prev}
 
 
-async def run_set(tasks: list[dict[str, Any]], name: str, args: argparse.Namespace,
-                  postprocess: bool) -> dict[str, Any]:
-    multi = name == "humaneval-multi"
+async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespace,
+                  postprocess: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every task through one server: the texts each would insert at the cursor, and the server's records."""
+    multi = name in MULTI_LINE_SETS
     settings = {"postprocess": postprocess, "candidates": args.candidates, "debounceMs": 0,
                 "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0}
     client = ReplayClient(server_command(args.model), settings)
     await client.start()
-    em: list[float] = []
-    es: list[float] = []
-    lat: list[float] = []
-    rules: Counter[str] = Counter()
-    plans: Counter[str] = Counter()
-    answered = 0
+    answers = []
+    records: dict[int, dict[str, Any]] = {}
     for i, task in enumerate(tasks):
-        text = task["prefix"] + task["suffix"]
-        buf = Buffer(f"file:///quality/{name}/{i}.py", task.get("language", "python"), text, len(task["prefix"]), "")
+        language = task.get("language", "python")
+        buf = Buffer(f"file:///quality/{name}/{i}{_EXTENSIONS.get(language, '.txt')}", language,
+                     task["prefix"] + task["suffix"], len(task["prefix"]), "")
         client.open(buf)
         texts, ms = await client.ask(buf, "inline" if multi else "completion")
-        if not multi and texts:
+        if not multi:
             # Completion items replace the word being typed; take the inserted part after it.
-            word = len(task["prefix"]) - len(task["prefix"].rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"))
+            word = len(task["prefix"]) - len(task["prefix"].rstrip(WORD_CHARS))
             texts = [t[word:] for t in texts]
         client.client.text_document_did_close(_close(buf.uri))
-        got = normalise(texts[0], multi) if texts else ""
-        want = normalise(task["middle"], multi)
-        answered += bool(texts)
-        em.append(float(got == want))
-        es.append(edit_similarity(got, want))
-        lat.append(ms)
-    st = await client.stats(recent=len(tasks) + 10)
-    for r in st.get("recent", []):
-        extra = r.get("extra") or {}
-        plans[str(extra.get("plan"))] += 1
-        for rule in extra.get("top_rules") or []:
-            rules[rule] += 1
+        answers.append({"texts": texts, "ms": ms})
+        if (i + 1) % STATS_EVERY == 0 or i + 1 == len(tasks):
+            st = await client.stats(recent=STATS_EVERY + 10)
+            records.update({r["id"]: r for r in st.get("recent", [])})
     await client.stop()
-    return {"n": len(tasks), "answered": answered, "exact_match": round(statistics.mean(em), 4) if em else 0,
-            "edit_similarity": round(statistics.mean(es), 2) if es else 0,
-            "p50_ms": round(statistics.median(lat), 1) if lat else 0,
-            # the server's own measure: decode time per decoding step (one token per branch), this set's requests
-            "decode_ms_per_token": round(float((st.get("summary") or {}).get("decode_ms_per_token") or 0), 2),
-            "rules": dict(rules), "plans": dict(plans)}
+    return answers, {"records": list(records.values()), "summary": st.get("summary") or {}}
+
+
+def score(tasks: list[dict[str, Any]], answers: list[dict[str, Any]], multi: bool,
+          server: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One run's totals and its per-task scores (empty, exact match, edit similarity, candidates that parse)."""
+    per_task: list[dict[str, Any]] = []
+    for task, answer in zip(tasks, answers):
+        got = normalise(answer["texts"][0], multi) if answer["texts"] else ""
+        want = normalise(task["middle"], multi)
+        valid = []
+        if task["doc_parses"] or task["truth_parses"]:
+            valid = [parses(task["prefix"] + text + task["suffix"], task["language"]) for text in answer["texts"]]
+        fits = None
+        if answer["texts"] and task["doc_parses"]:
+            # The top answer as a line of its own where the plan puts code after it (the raw path glues it on).
+            top = answer["texts"][0]
+            top = top.rstrip() + "\n" + task["line_prefix"] if task["before_code"] else top
+            fits = parses(task["prefix"] + top + task["suffix"], task["language"])
+        per_task.append({"empty": not answer["texts"], "em": float(got == want), "es": edit_similarity(got, want),
+                         "valid": [v for v in valid if v is not None and task["doc_parses"]],
+                         "valid_vs_truth": [v for v in valid if v is not None and task["truth_parses"]],
+                         "fits": fits})
+    checked = [v for row in per_task for v in row["valid"]]
+    checked_vs_truth = [v for row in per_task for v in row["valid_vs_truth"]]
+    plans: Counter[str] = Counter()
+    rules: Counter[str] = Counter()
+    for record in server["records"]:
+        extra = record.get("extra") or {}
+        plans[str(extra.get("plan"))] += 1
+        rules.update(extra.get("top_rules") or [])
+    lat = [a["ms"] for a in answers]
+    totals = {
+        "n": len(tasks), "answered": sum(not r["empty"] for r in per_task),
+        "exact_match": _mean([r["em"] for r in per_task], 4), "edit_similarity": _mean([r["es"] for r in per_task], 2),
+        "parse_valid": _mean([float(v) for v in checked], 4), "candidates_checked": len(checked),
+        # the same where the document with the true middle parses (the right answer would leave it parseable)
+        "parse_valid_vs_truth": _mean([float(v) for v in checked_vs_truth], 4),
+        "candidates_checked_vs_truth": len(checked_vs_truth),
+        "p50_ms": round(statistics.median(lat), 1) if lat else 0,
+        # the server's own measure: decode time per decoding step (one token per branch), this set's requests
+        "decode_ms_per_token": round(float(server["summary"].get("decode_ms_per_token") or 0), 2),
+        "rules": dict(rules), "plans": dict(plans)}
+    return totals, per_task
+
+
+def _mean(values: list[float], digits: int) -> float:
+    return round(statistics.mean(values), digits) if values else 0.0
+
+
+def compare(tasks: list[dict[str, Any]], post: list[dict[str, Any]], raw: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per request, post-processed against raw: empty answers it caused, right answers it lost; by class."""
+    def measures(index: list[int]) -> dict[str, Any]:
+        return {
+            "n": len(index),
+            "empty_while_raw_not": _mean([float(post[i]["empty"] and not raw[i]["empty"]) for i in index], 4),
+            "empty_while_raw_right": _mean([float(post[i]["empty"] and raw[i]["em"] == 1.0) for i in index], 4),
+            # empty although the raw answer (as a line of its own above code) would keep the document parseable
+            "empty_while_raw_fits": _mean([float(post[i]["empty"] and raw[i]["fits"] is True) for i in index], 4),
+            "right_answers_lost": _mean([float(raw[i]["em"] == 1.0 and post[i]["em"] == 0.0) for i in index], 4),
+            "exact_match": _mean([post[i]["em"] for i in index], 4), "raw_exact_match": _mean([raw[i]["em"] for i in index], 4),
+            "edit_similarity": _mean([post[i]["es"] for i in index], 2),
+            "raw_edit_similarity": _mean([raw[i]["es"] for i in index], 2),
+        }
+    by_class: dict[str, list[int]] = defaultdict(list)
+    for i, task in enumerate(tasks):
+        by_class[task["class"]].append(i)
+    return {**measures(list(range(len(tasks)))),
+            "by_class": {name: measures(index) for name, index in sorted(by_class.items())}}
+
+
+def saved_raw_run(path: str, name: str, tasks: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The run without post-processing of set `name` from an earlier results file (same model and tasks); the
+    tasks take its position classes too, so both files break down alike whatever syntax layer runs now."""
+    saved = json.loads(Path(path).read_text())["sets"][name]
+    rows = {row["id"]: row for row in saved["tasks"]}
+    missing = [task["id"] for task in tasks if task["id"] not in rows]
+    if missing:
+        raise SystemExit(f"{path} has no raw answer for {len(missing)} {name} tasks (first: {missing[0]})")
+    for task in tasks:
+        task["class"] = rows[task["id"]]["class"]
+    return [{"texts": rows[task["id"]]["raw"], "ms": 0.0} for task in tasks], saved["laya-raw"]
 
 
 def _close(uri: str) -> lsp.DidCloseTextDocumentParams:
@@ -142,39 +307,83 @@ def baseline_scores(tasks: list[dict[str, Any]], multi: bool) -> dict[str, dict[
     return out
 
 
+def print_set(name: str, entry: dict[str, Any]) -> None:
+    print(f"\n{name} ({len(entry['tasks'])} tasks, {entry['docs_parse']} documents parse)")
+    for label, row in [("laya", entry["laya"]), ("laya, no post-processing", entry.get("laya-raw")),
+                       *[(f"baseline: {k}", v) for k, v in entry["baselines"].items()]]:
+        if row:
+            extra = f"  answered {row['answered']}/{row['n']}" if "answered" in row else ""
+            if "parse_valid" in row:
+                extra += (f"  parse-valid {row['parse_valid']:.3f} of {row['candidates_checked']}"
+                          f" ({row['parse_valid_vs_truth']:.3f} of {row['candidates_checked_vs_truth']} vs truth)")
+            extra += f"  p50 {row['p50_ms']:.1f} ms" if "p50_ms" in row else ""
+            print(f"  {label:<28} EM {row['exact_match']:.3f}  ES {row['edit_similarity']:6.2f}{extra}")
+    print(f"  rules applied to top candidates: {entry['laya']['rules']}")
+    versus = entry.get("versus-raw")
+    if versus:
+        print(f"  {'class':<18} {'n':>4}  empty while raw: not empty  fits  right   right lost"
+              "  EM post/raw  ES post/raw")
+        for cls, row in [("all", versus), *versus["by_class"].items()]:
+            print(f"  {cls:<18} {row['n']:>4}  {row['empty_while_raw_not']:>25.3f}  {row['empty_while_raw_fits']:.3f}"
+                  f"  {row['empty_while_raw_right']:.3f}  {row['right_answers_lost']:>10.3f}"
+                  f"  {row['exact_match']:.3f}/{row['raw_exact_match']:.3f}"
+                  f"  {row['edit_similarity']:5.1f}/{row['raw_edit_similarity']:5.1f}")
+
+
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__)
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", help="model directory (default: the embedded model)")
     p.add_argument("--candidates", type=int, default=1)
     p.add_argument("--limit-single", type=int, default=0, help="HumanEval single-line tasks (0 = all 457)")
     p.add_argument("--limit-multi", type=int, default=200, help="HumanEval multi-line tasks, a fixed sample")
     p.add_argument("--limit-heldout", type=int, default=400)
+    p.add_argument("--limit-files", type=int, default=200, help="whole-file line tasks, a fixed sample")
+    p.add_argument("--files", nargs="+", default=FILES, help="glob patterns of the whole files (default: examples/*)")
     p.add_argument("--quick", action="store_true", help="30 tasks per set")
     p.add_argument("--no-raw", action="store_true", help="skip the run without post-processing")
+    p.add_argument("--raw-from", metavar="RESULTS_JSON",
+                   help="take the run without post-processing from an earlier results file of the same model and "
+                        "tasks instead of running it again (to compare post-processing variants)")
     p.add_argument("--save-as", default="quality", help="results name: benchmarks/results/<date>-<name>.json")
     args = p.parse_args()
     if args.quick:
-        args.limit_single = args.limit_multi = args.limit_heldout = 30
+        args.limit_single = args.limit_multi = args.limit_heldout = args.limit_files = 30
     sets = load_tasks(args)
     report: dict[str, Any] = {"args": vars(args), "sets": {}}
     t0 = time.time()
     for name, tasks in sets.items():
         if not tasks:  # a limit of 0 leaves the set out
             continue
-        multi = name == "humaneval-multi"
-        entry: dict[str, Any] = {"baselines": baseline_scores(tasks, multi)}
-        entry["laya"] = asyncio.run(run_set(tasks, name, args, postprocess=True))
-        if not args.no_raw:
-            entry["laya-raw"] = asyncio.run(run_set(tasks, name, args, postprocess=False))
+        multi = name in MULTI_LINE_SETS
+        for task in tasks:
+            doc = SyntaxDocument(task["prefix"] + task["suffix"], task["language"], "")
+            task["before_code"] = plan_completion(doc, len(task["prefix"])).before_code
+            task["line_prefix"] = cursor_context(doc, len(task["prefix"])).line_prefix
+            task["class"] = position_class(task)
+            task["doc_parses"] = bool(parses(task["prefix"] + task["suffix"], task["language"]))
+            task["truth_parses"] = bool(parses(task["prefix"] + task["middle"] + task["suffix"], task["language"]))
+        saved = saved_raw_run(args.raw_from, name, tasks) if args.raw_from else None
+        entry: dict[str, Any] = {"baselines": baseline_scores(tasks, multi),
+                                 "docs_parse": sum(t["doc_parses"] for t in tasks),
+                                 "docs_parse_with_truth": sum(t["truth_parses"] for t in tasks),
+                                 "tasks": [{"id": t["id"], "class": t["class"]} for t in tasks]}
+        answers, server = asyncio.run(ask_all(tasks, name, args, postprocess=True))
+        entry["laya"], post = score(tasks, answers, multi, server)
+        for row, answer in zip(entry["tasks"], answers):
+            row["post"] = answer["texts"]
+        raw_answers = None
+        if saved is not None:
+            raw_answers, entry["laya-raw"] = saved
+            _, raw = score(tasks, raw_answers, multi, {"records": [], "summary": {}})
+        elif not args.no_raw:
+            raw_answers, raw_server = asyncio.run(ask_all(tasks, name, args, postprocess=False))
+            entry["laya-raw"], raw = score(tasks, raw_answers, multi, raw_server)
+        if raw_answers is not None:
+            entry["versus-raw"] = compare(tasks, post, raw)
+            for row, answer in zip(entry["tasks"], raw_answers):
+                row["raw"] = answer["texts"]
         report["sets"][name] = entry
-        print(f"\n{name} ({len(tasks)} tasks)")
-        for label, row in [("laya", entry["laya"]), ("laya, no post-processing", entry.get("laya-raw")),
-                           *[(f"baseline: {k}", v) for k, v in entry["baselines"].items()]]:
-            if row:
-                extra = f"  p50 {row['p50_ms']:.1f} ms" if "p50_ms" in row else ""
-                extra += f"  decode {row['decode_ms_per_token']:.1f} ms/token" if row.get("decode_ms_per_token") else ""
-                print(f"  {label:<28} EM {row['exact_match']:.3f}  ES {row['edit_similarity']:6.2f}{extra}")
-        print(f"  rules applied to top candidates: {entry['laya']['rules']}")
+        print_set(name, entry)
     report["wall_s"] = round(time.time() - t0, 1)
     print("saved", save(args.save_as, report))
     return 0

@@ -8,6 +8,8 @@ Sections (each timed; the whole run is budgeted at 15 minutes on a 2-core machin
   peers     the same FIM prompts (rebuilt with laya's own prompt code, checked against the server's prompt
             hashes) answered by laya's engine in-process, the naive mlx-lm peer (full prompt per request) and
             llama.cpp (llama-cpp-python, GGUF f32/f16 of the same weights, prompt cache on, 2 threads)
+  decode    the decode step side by side: mlx-lm's plain step vs laya's compiled step, k=1 vs k=5, context 64
+            and ~1000, × the memory floor, what each part buys, op by op (benchmarks/decode_step.py)
   shapes    decode ms/token and prefill tokens/s per shape/dtype next to the memory-bandwidth floor
   memory    server RSS idle and with 20 documents; cold start to first answer
   profile   py-spy on the server during a typing replay: flamegraph SVG + top functions
@@ -39,7 +41,7 @@ STDLIB = Path(sysconfig.get_paths()["stdlib"])
 NEAR_1500 = [STDLIB / n for n in ("genericpath.py", "linecache.py", "sched.py", "codeop.py", "bisect.py", "colorsys.py",
                                   "fnmatch.py", "glob.py", "copy.py", "shlex.py", "string.py", "json/decoder.py")]
 OTHER_BUFFERS = [STDLIB / "json" / "decoder.py", ROOT / "examples" / "inventory.py"]
-SECTIONS = ("typing", "peers", "llamacpp", "shapes", "memory", "profile")
+SECTIONS = ("typing", "peers", "llamacpp", "decode", "shapes", "memory", "profile")
 TARGETS = {"p50_ms": 25.0, "p95_ms": 60.0, "reuse": 0.95, "naive_x": 10.0, "llamacpp_x": 1.0,
            "decode_ms": 7.4, "rss_mb": 400.0, "cold_start_ms": 2000.0}
 
@@ -351,8 +353,13 @@ def main(argv: list[str] | None = None) -> int:
         res["llamacpp"] = llama
         res.setdefault("peers", {})["llama.cpp"] = {f"{q} {n}": v for q in ("f32", "f16")
                                                     for n, v in llama.get(q, {}).items() if "buffer" in n}
+    from benchmarks.decode_step import run_decode
     from benchmarks.memory import run_memory
     from benchmarks.shapes import run_shapes
+
+    decode = run.section("decode", lambda: run_decode(str(model_path), args.quick, log=log))
+    if decode:
+        res["decode"] = decode
 
     mem = run.section("memory", lambda: run_memory(args.model, args.docs, log=log))
     if mem:

@@ -179,20 +179,27 @@ def decode_breakdown(model_dir: str, contexts: tuple[int, ...] = (64, 1024), rep
     """What one fp32 decode step of the model costs, op by op, each timed alone (with its own eval).
 
     Projections are (1 x in) @ (in x out) matmuls of the real weights; attention is MLX's fused SDPA on a
-    KV cache of `context` tokens; `eval_overhead` is an eval of a trivial op. The sum of the parts next to
-    the measured step shows how much of a step is graph building / dispatch rather than arithmetic.
+    KV cache of `context` tokens (mlx-lm's step slices the cache) and, for laya's step, over the whole
+    preallocated block with its offset mask; `eval_overhead` is an eval of a trivial op. The sum of the parts
+    next to the measured steps (mlx-lm's module call; laya's compiled step, k=1 and k=5 branches) shows how
+    much of a step is graph building / dispatch rather than arithmetic.
     """
     import mlx.core as mx
     from mlx_lm.models.cache import make_prompt_cache
-    from mlx_lm.utils import load_model
 
-    model, config = load_model(Path(model_dir), lazy=False)
-    model.set_dtype(mx.float32)
-    mx.eval(model.parameters())
+    from laya_lsp.engine.adapter import StepModel, decode_model
+    from laya_lsp.engine.cache import DocumentCache
+    from laya_lsp.engine.decode import CancelToken, prefill_chunked
+    from laya_lsp.engine.model import load_model as load_laya
+    from laya_lsp.engine.step import BLOCK
+
+    lm = load_laya(model_dir)
+    model, config = lm.model, lm.config
     hidden, layers = int(config["hidden_size"]), int(config["num_hidden_layers"])
     heads = int(config["num_attention_heads"])
     kv = int(config.get("num_key_value_heads", heads))
     head_dim = int(config.get("head_dim") or hidden // heads)
+    dm = decode_model(model)
 
     def timed(fn: Any) -> float:
         """Fastest of `reps` calls: on a shared machine the minimum is the least disturbed estimate."""
@@ -220,13 +227,19 @@ def decode_breakdown(model_dir: str, contexts: tuple[int, ...] = (64, 1024), rep
                               if config.get("tie_word_embeddings", True) else model.lm_head(x))
     ms["one layer (module call)"] = timed(lambda: layer(x, None, None))
     out: dict[str, Any] = {"parts_ms": {k: round(v, 3) for k, v in ms.items()}, "by_context": []}
+    weights = sum(v for k, v in ms.items() if k not in ("eval_overhead", "one layer (module call)"))
     for ctx in contexts:
         q = mx.random.normal((1, heads, 1, head_dim))
         k = mx.random.normal((1, kv, ctx, head_dim))
         v = mx.random.normal((1, kv, ctx, head_dim))
-        mx.eval(q, k, v)
+        cap = -(-(ctx + 64) // BLOCK) * BLOCK  # laya's block: the prompt, a k=1 answer, a tail's padding
+        kb, vb = mx.random.normal((1, kv, cap, head_dim)), mx.random.normal((1, kv, cap, head_dim))
+        mask = mx.arange(cap)[None] <= ctx
+        mx.eval(q, k, v, kb, vb, mask)
         sdpa = layers * timed(lambda q=q, k=k, v=v: mx.fast.scaled_dot_product_attention(q, k, v,
                                                                                          scale=head_dim**-0.5))
+        sdpa_block = layers * timed(lambda q=q, kb=kb, vb=vb, m=mask: mx.fast.scaled_dot_product_attention(
+            q, kb, vb, scale=head_dim**-0.5, mask=m))
         cache = make_prompt_cache(model)
         ids = [(i * 7919) % (int(config["vocab_size"]) - 10) + 5 for i in range(ctx)]
         for s in range(0, ctx, 512):
@@ -238,11 +251,38 @@ def decode_breakdown(model_dir: str, contexts: tuple[int, ...] = (64, 1024), rep
             mx.eval(model(tok, cache=cache))
             steps.append((time.perf_counter() - t) * 1000)
         steps.sort()
-        parts = sum(v for k, v in ms.items() if k not in ("eval_overhead", "one layer (module call)")) + sdpa
-        out["by_context"].append({"context": ctx, "step_ms": round(steps[len(steps) // 2], 3),
-                                  "step_min_ms": round(steps[0], 3),
-                                  "attention_sdpa_ms": round(sdpa, 3), "sum_of_parts_ms": round(parts, 3)})
+        row = {"context": ctx, "step_ms": round(steps[len(steps) // 2], 3), "step_min_ms": round(steps[0], 3),
+               "attention_sdpa_ms": round(sdpa, 3), "sum_of_parts_ms": round(weights + sdpa, 3)}
+        if isinstance(dm, StepModel):
+            doc = DocumentCache(make_prompt_cache(model))
+            logits = prefill_chunked(model, doc, ids, 256, CancelToken()).logits
+            for branches in (1, 5):
+                row[f"laya_step_k{branches}_ms"] = round(_laya_step_ms(dm, doc, logits, branches, reps), 3)
+            row["laya_attention_block_ms"] = round(sdpa_block, 3)
+            row["laya_block_columns"] = cap
+            row["laya_sum_of_parts_ms"] = round(weights + sdpa_block, 3)
+        out["by_context"].append(row)
     return out
+
+
+def _laya_step_ms(dm: Any, doc: Any, logits: Any, k: int, reps: int) -> float:
+    """Median ms of laya's compiled branch step (decode core included) on a document's cache."""
+    from laya_lsp.engine.decode import CancelToken, DecodeSettings, branch_steps, first_tokens
+
+    times: list[float] = []
+    for _ in range(max(1, reps // 10)):
+        s = DecodeSettings(k=k, max_tokens=12)
+        coro = branch_steps(dm, doc, *first_tokens(logits, s), s, CancelToken())
+        work = next(coro)
+        try:
+            while True:
+                t = time.perf_counter()
+                work = coro.send(dm.forward([work])[0])
+                times.append((time.perf_counter() - t) * 1000)
+        except StopIteration:
+            pass
+    times.sort()
+    return times[len(times) // 2]
 
 
 def run_one(spec: dict[str, Any], timeout_s: float) -> dict[str, Any]:

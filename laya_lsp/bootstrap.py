@@ -4,7 +4,7 @@
 calibration and the benchmarks all start here:
 - settings: the defaults, then `LAYA_MODEL`, then `--settings` JSON, then `--model` / `--allow-download` (the LSP
   server merges `initializationOptions` and `workspace/didChangeConfiguration` over these);
-- BLAS: MLX's CPU backend on an installed OpenBLAS (blas.py) before MLX is used, and the `threads` setting;
+- BLAS: MLX's CPU backend on the BLAS blas.py chooses (BLIS, else OpenBLAS) before MLX is used, and the `threads` setting;
 - the engine for those settings and its model, loaded in the foreground or on a thread with a future that
   requests wait on.
 """
@@ -51,7 +51,7 @@ def resolve_settings(settings_json: str | None = None, model: str | None = None,
 
 
 def use_fast_blas() -> None:
-    """Check the MLX backend and, on a Linux CPU, route MLX's matrix products to an installed OpenBLAS
+    """Check the MLX backend and, on a Linux CPU, route MLX's matrix products to the BLAS blas.py chooses
     (device.prepare_mlx, blas.py). Call it first thing, before anything imports MLX."""
     prepare_mlx()
 

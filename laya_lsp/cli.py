@@ -95,7 +95,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def main(argv: list[str] | None = None) -> int:
-    use_fast_blas()  # before anything imports MLX: backend check, OpenBLAS on Linux CPU
+    use_fast_blas()  # before anything imports MLX: backend check, a fast BLAS on Linux CPU
     raw = list(sys.argv[1:] if argv is None else argv)
     if not raw or raw[0] not in ("serve", "complete", "http", "doctor", "-h", "--help", "--version"):
         raw = ["serve", *raw]  # no command: serve over stdio, taking serve's options

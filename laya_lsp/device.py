@@ -26,7 +26,8 @@ class DeviceDefaults:
     kind: DeviceKind
     # Floating-point weights are cast to this; None keeps what the model stores.
     dtype: str | None
-    # Load OpenBLAS for MLX's CPU matmuls (only the Linux CPU wheel needs it: it links the reference BLAS).
+    # Load a fast BLAS (blas.py chooses which) for MLX's CPU matmuls: only the Linux CPU wheel needs it, as it
+    # links the reference BLAS.
     preload_blas: bool
 
 
@@ -34,8 +35,8 @@ def device_defaults(kind: DeviceKind, quantized: bool = False, stored_dtype: str
                     platform: str = sys.platform) -> DeviceDefaults:
     """The defaults for `kind`, given how the model stores its weights.
 
-    CPU: fp32 (MLX's CPU backend has a BLAS path only for fp32; fp16/bf16 matmuls are much slower there), OpenBLAS
-    preloaded on Linux. GPU (CUDA, Metal): quantized weights stay as stored, fp32 weights become bf16 (half the
+    CPU: fp32 (MLX's CPU backend has a BLAS path only for fp32; fp16/bf16 matmuls are much slower there), a fast
+    BLAS preloaded on Linux. GPU (CUDA, Metal): quantized weights stay as stored, fp32 weights become bf16 (half the
     bytes read per token, the GPU's native matmul type), fp16/bf16 weights stay as stored; no BLAS preload.
     """
     if kind not in DEVICE_KINDS:
@@ -74,8 +75,8 @@ def installed_backend() -> DeviceKind | None:
 
 
 def prepare_mlx() -> DeviceKind:
-    """Call before anything imports MLX: stop with an install hint if Linux has no MLX backend, and load OpenBLAS
-    where the device defaults want it. Returns the device kind the installed backend gives."""
+    """Call before anything imports MLX: stop with an install hint if Linux has no MLX backend, and load the BLAS
+    blas.py chooses where the device defaults want one. Returns the device kind the installed backend gives."""
     kind = installed_backend()
     if kind is None:
         raise SystemExit("laya-lsp: MLX has no backend installed: pip install 'laya-lsp[cpu]' "

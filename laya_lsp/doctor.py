@@ -10,9 +10,13 @@ import sys
 import time
 from typing import Any
 
-from .blas import active_blas, blas_threads, find_openblas, loaded_blas, sgemm_binding
+from .blas import DEFAULT_PACKAGE, active_blas, blas_info, installed_libraries, sgemm_binding
 from .config import Settings
 from .device import gpu_info, installed_backend, mlx_device_kind
+
+# What a user may set to change the BLAS laya loads, its kernels or its threads.
+BLAS_ENV = ("LAYA_BLAS_LIBRARY", "LAYA_NO_BLAS_PRELOAD", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+            "OPENBLAS_NUM_THREADS", "BLIS_NUM_THREADS", "OMP_NUM_THREADS", "MLX_NUM_THREADS")
 
 
 def _matmul_ms(n: int = 512, reps: int = 5) -> float:
@@ -45,13 +49,12 @@ def collect(settings: Settings) -> dict[str, Any]:
         "device_kind": mlx_device_kind(),
         "gpu": gpu_info(),
         "blas": active_blas(),
-        "blas_library_found": find_openblas(),
-        "blas_loaded_by_laya": loaded_blas(),
+        # The library, its version/config, the kernels it runs, its threads, and why laya chose it.
+        "blas_detail": blas_info(),
+        "blas_installed": [f"{lib.name} ({path})" for lib, path in installed_libraries()],
         # What the dynamic linker bound MLX's matmul to, in a fresh process started like the server.
         "mlx_sgemm_binds_to": sgemm_binding(),
-        "blas_threads": blas_threads(),
-        "thread_env": {k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MLX_NUM_THREADS")
-                       if k in os.environ},
+        "blas_env": {k: os.environ[k] for k in BLAS_ENV if k in os.environ},
         "memory_total_gb": round(vm.total / 2**30, 1),
         "memory_available_gb": round(vm.available / 2**30, 1),
         "matmul_512_fp32_ms": round(_matmul_ms(), 2),
@@ -83,6 +86,6 @@ def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
             value = ", ".join(f"{k}={v}" for k, v in value.items()) or "-"
         print(f"{key.ljust(width)}  {value}")
     if info["device_kind"] == "cpu" and "reference BLAS" in info["blas"]:
-        print("\nwarning: MLX is using the slow reference BLAS; install OpenBLAS "
-              "(Debian/Ubuntu: apt-get install libopenblas0-pthread) for ~40x faster CPU inference")
+        print(f"\nwarning: MLX is using the slow reference BLAS; install BLIS "
+              f"(Debian/Ubuntu: apt-get install {DEFAULT_PACKAGE}) for much faster CPU inference")
     return 0

@@ -36,9 +36,11 @@ def test_doctor_reports_blas_device_and_model():
     assert info["blas"]
     assert info["device_kind"] in ("cpu", "cuda", "metal") and info["mlx_backend"] == info["device_kind"]
     assert (info["gpu"] is None) == (info["device_kind"] == "cpu")
-    if sys.platform == "linux" and info["device_kind"] == "cpu" and info["blas_library_found"]:
-        assert info["blas"].startswith("OpenBLAS"), "an installed OpenBLAS must be the active BLAS"
-        assert "openblas" in info["mlx_sgemm_binds_to"], "MLX's matmul must bind to the OpenBLAS laya loaded"
+    if sys.platform == "linux" and info["device_kind"] == "cpu" and info["blas_installed"]:
+        detail = info["blas_detail"]
+        assert detail["chosen"] and detail["config"] and detail["kernel"], "doctor names the BLAS, its build and kernels"
+        assert info["mlx_sgemm_binds_to"] == os.path.realpath(detail["library"]), \
+            "MLX's matmul must bind to the BLAS laya loaded"
 
 
 def test_doctor_names_a_missing_model():

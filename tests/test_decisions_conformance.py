@@ -5,12 +5,9 @@ against their JSON shapes), and results arrive as plain JSON (keys such as "$id"
 from __future__ import annotations
 
 import jsonschema
-import pytest
 from conftest import SERVER_CMD
 from lspclient import LspClient, rich_capabilities
-from metamodel import CUSTOM_RESULT_SCHEMAS, METAMODEL_PATH, SessionValidator
-
-pytestmark = pytest.mark.skipif(not METAMODEL_PATH.exists(), reason=f"{METAMODEL_PATH} missing (../shared)")
+from metamodel import CUSTOM_RESULT_SCHEMAS, SessionValidator
 
 URI = "file:///work/decisions%20demo.py"
 TEXT = ("import os\n\n\ndef volume(w, h, d):\n    return w * h * d\n\n\n# print the area of a 3 by 4 rectangle\n\n\n"

@@ -50,7 +50,7 @@ def test_loads_offline_with_empty_hf_cache(loaded, tmp_path, monkeypatch) -> Non
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     from mlx_lm import load
 
-    model, tokenizer = load(str(MODEL_DIR))
+    _, tokenizer = load(str(MODEL_DIR))
     assert tokenizer.eos_token == "<|endoftext|>"
     assert not (tmp_path / "hub").exists() or not any((tmp_path / "hub").iterdir())
 

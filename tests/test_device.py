@@ -6,7 +6,7 @@ import pytest
 
 from laya_lsp.device import DEVICE_KINDS, device_defaults, installed_backend, mlx_device_kind
 
-# (kind, quantized, stored dtype, platform) -> (weights cast to, OpenBLAS preloaded)
+# (kind, quantized, stored dtype, platform) -> (weights cast to, a fast BLAS preloaded)
 CASES = [
     ("cpu", False, "bfloat16", "linux", "float32", True),
     ("cpu", False, "float32", "linux", "float32", True),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -115,7 +116,7 @@ def test_prefix_window_respects_budget_and_slides_in_big_steps():
         assert len(ids) <= budget
         assert text[start - 1] == "\n" or start == 0, "the window starts at a line boundary"
         starts.append(start)
-    moves = sum(1 for a, c in zip(starts, starts[1:]) if a != c)
+    moves = sum(1 for a, c in itertools.pairwise(starts) if a != c)
     assert moves <= 300 // 40, f"the window start moved {moves} times in 300 keystrokes"
 
 

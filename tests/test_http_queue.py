@@ -62,14 +62,13 @@ def test_disconnect_mid_prefill_cancels_and_keeps_the_prefilled_part(server):
             time.sleep(0.02)
         time.sleep(0.1)  # well inside a prefill of ~3,000 tokens in 8-token chunks (seconds here)
         s.close()
-        t_close = time.monotonic()
-        st = wait_idle(c, timeout=5)
-        took = time.monotonic() - t_close
+        st = wait_idle(c, timeout=60)  # generous: catches work that never ends (the reuse below shows it stopped)
         rec = [r for r in st["recent"] if r["doc"] == "session:gone"]
         assert len(rec) == 1 and rec[0]["status"] == "cancelled" and rec[0]["decode_tokens"] == 0
-        assert took < 2.0
         docs = {d["uri"]: d["cacheBytes"] for d in st["documents"]}
         assert docs.get("session:gone", 0) > 0, "the prefilled part of the cache is kept for the next request"
-        # and the next request of the session starts from it
+        # and the next request of the session starts from it: some of the prompt, not all (a prefill that ran
+        # on to the end after the disconnect would have cached all of it)
         again = c.post("/v1/complete", json={"text": long_text(99), "session": "gone"}, timeout=120).json()
-        assert again["status"] == "ok" and again["stats"]["reused_tokens"] > 0
+        stats = again["stats"]
+        assert again["status"] == "ok" and 0 < stats["reused_tokens"] < stats["prompt_tokens"] - 1, stats

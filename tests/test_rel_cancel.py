@@ -202,7 +202,8 @@ async def test_cancel_storm_default_settings():
 
 
 async def test_cancel_stops_a_long_generation():
-    """A cancelled request stops the model: the worker is idle right after, not after the full generation."""
+    """A cancelled request stops the model part-way: its record counts fewer decoded tokens than the same request
+    decodes uncancelled (greedy, so exactly as many), and the worker is idle right after."""
     c = await LspClient.spawn(SERVER_CMD, default_timeout=60)
     try:
         await c.initialize(initialization_options={**PLAIN, "maxTokens": 1024, "candidates": 10,
@@ -212,26 +213,19 @@ async def test_cancel_stops_a_long_generation():
         text = "def main():\n"
         await c.did_open(uri, text)
         pos = position_at(text, len(text))
-        t0 = time.perf_counter()
-        full = await c.inline_completion(uri, pos["line"], pos["character"])
-        full_s = time.perf_counter() - t0
+        params = {"textDocument": {"uri": uri}, "position": pos, "context": {"triggerKind": 1}}
+        full = await c.request("textDocument/inlineCompletion", params)
         rec = (await c.call("laya/stats", {"recent": 1}))["recent"][-1]
-        # Now the same work again (new text so nothing is reused for the answer), cancelled after 50 ms.
-        await c.did_change(uri, 2, [{"range": {"start": pos, "end": pos}, "text": "    "}])
-        rid, fut = await c.send_request("textDocument/inlineCompletion", {
-            "textDocument": {"uri": uri}, "position": {"line": 1, "character": 4}, "context": {"triggerKind": 1}})
+        assert "items" in full["result"] and rec["status"] == "ok" and rec["decode_tokens"] >= 64, rec
+        # The same request again, cancelled 50 ms in (well inside a generation of this length).
+        rid, fut = await c.send_request("textDocument/inlineCompletion", params)
         await asyncio.sleep(0.05)
-        t1 = time.perf_counter()
         await c.cancel(rid)
         resp = await c.wait_response(fut, 10)
-        await idle(c)
-        stop_s = time.perf_counter() - t1
-        print(f"\nlong generation: {rec['decode_tokens']} tokens in {full_s:.2f}s uncancelled; "
-              f"cancelled -> idle in {stop_s * 1000:.0f} ms; response {resp.get('error', {}).get('code', 'result')}")
-        assert "items" in full["result"]
-        if rec["decode_tokens"] >= 64 and full_s > 0.5:
-            assert stop_s < max(0.3, full_s / 3), f"work kept running {stop_s:.2f}s after cancel (full {full_s:.2f}s)"
-        assert resp.get("error", {}).get("code") == REQUEST_CANCELLED or "result" in resp
+        again = (await idle(c))["recent"][-1]
+        print(f"\nlong generation: {rec['decode_tokens']} tokens uncancelled, {again['decode_tokens']} when cancelled")
+        assert resp.get("error", {}).get("code") == REQUEST_CANCELLED, resp
+        assert again["status"] == "cancelled" and again["decode_tokens"] < rec["decode_tokens"], again
     finally:
         await c.close()
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import SERVER_CMD
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from lspclient import BlockingSession, lsp_lines, position_at, rich_capabilities
 from metamodel import assert_conforms
@@ -111,21 +111,21 @@ def run_script(s: BlockingSession, initial: str, script: list, encoding: str, fu
     return s.run(go())
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(data=st.data())
 def test_incremental_edits_utf16(utf16: BlockingSession, data: Any):
     initial = data.draw(text_st, "initial")
     run_script(utf16, initial, data.draw(edit_script(initial), "script"), "utf-16")
 
 
-@settings(max_examples=max(10, EXAMPLES // 3), deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=max(10, EXAMPLES // 3), deadline=None)
 @given(data=st.data())
 def test_incremental_edits_utf8(utf8: BlockingSession, data: Any):
     initial = data.draw(text_st, "initial")
     run_script(utf8, initial, data.draw(edit_script(initial), "script"), "utf-8")
 
 
-@settings(max_examples=max(10, EXAMPLES // 3), deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=max(10, EXAMPLES // 3), deadline=None)
 @given(data=st.data())
 def test_full_sync_changes_mixed_with_incremental(utf16: BlockingSession, data: Any):
     initial = data.draw(text_st, "initial")
@@ -160,8 +160,8 @@ code_piece = st.sampled_from(["x = 1\n", "def f(a):\n    return a\n", "import os
                               "y = [1, 2]\n", "class A:\n    pass\n", "\n", "s = '世界'\n"])
 
 
-@settings(max_examples=max(8, EXAMPLES // 10), deadline=None, suppress_health_check=list(HealthCheck),
-          phases=[Phase.explicit, Phase.reuse, Phase.generate])  # no shrinking: each example costs seconds
+@settings(max_examples=max(8, EXAMPLES // 10), deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+# (no shrinking: each example costs seconds)
 @given(data=st.data())
 def test_reused_cache_answers_like_a_cold_cache(utf8: BlockingSession, data: Any):
     """Type a document in pieces (with completions between, so the cache is reused and trimmed), then compare

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from golden.samples import SAMPLES
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from laya_lsp.syntax import SyntaxDocument, plan_completion, postprocess_detailed
@@ -16,7 +16,7 @@ PIECES = ["x", "foo", "(", ")", "[", "]", "{", "}", " ", "\n", "    ", "\t", ":"
 candidates = st.lists(st.lists(st.sampled_from(PIECES), max_size=14).map("".join), min_size=1, max_size=4)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None)
 @given(language=st.sampled_from(sorted(SAMPLES)), where=st.floats(0, 1), raw=candidates)
 def test_returned_candidates_keep_a_clean_file_parsing(language: str, where: float, raw: list[str]) -> None:
     text = SAMPLES[language]

@@ -1,5 +1,5 @@
-"""On HumanEval infilling (../shared/evals, even ids): post-processing keeps correct middles and recovers them
-when the model runs on into the code that follows. Skipped where the evaluation data is not present."""
+"""On HumanEval infilling (even ids, the subset in tests/data/humaneval): post-processing keeps correct middles and
+recovers them when the model runs on into the code that follows."""
 
 from __future__ import annotations
 
@@ -10,20 +10,18 @@ import pytest
 
 from laya_lsp.syntax import SyntaxDocument, plan_completion, postprocess
 
-EVALS = Path(__file__).resolve().parents[2] / "shared" / "evals"
+EVALS = Path(__file__).resolve().parent / "data" / "humaneval"
 
 
-def _tasks(name: str, every: int) -> list[dict[str, str]]:
+def _tasks(name: str) -> list[dict[str, str]]:
     path = EVALS / f"humaneval-{name}-even.jsonl"
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    return [json.loads(line) for line in path.read_text().splitlines()[::every]]
+    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-@pytest.mark.parametrize(("name", "every"), [("single-line", 1), ("multi-line", 8)])
-def test_true_middles_survive_and_run_on_is_cut(name: str, every: int) -> None:
+@pytest.mark.parametrize("name", ["single-line", "multi-line"])
+def test_true_middles_survive_and_run_on_is_cut(name: str) -> None:
     kept = recovered = total = 0
-    for task in _tasks(name, every):
+    for task in _tasks(name):
         prompt, suffix, truth = task["prompt"], task["suffix"], task["canonical_solution"]
         doc = SyntaxDocument(prompt + suffix, "python", "file:///task.py")
         plan = plan_completion(doc, len(prompt))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import tree_sitter
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from laya_lsp.syntax import SyntaxDocument
@@ -73,7 +73,7 @@ edits = st.lists(
     st.tuples(st.floats(0, 1), st.floats(0, 1), texts, st.booleans()), min_size=1, max_size=6)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None)
 @given(initial=texts, changes=edits, language=st.sampled_from(["python", "javascript", "rust"]))
 def test_incremental_edits_match_fresh_parse(initial: str, changes: list, language: str) -> None:
     doc = SyntaxDocument(initial, language, "")
@@ -94,7 +94,7 @@ def test_incremental_edits_match_fresh_parse(initial: str, changes: list, langua
     assert node_list(doc.tree) == node_list(fresh)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None)
 @given(initial=texts, changes=edits, language=st.sampled_from(["python", "typescript", "go"]))
 def test_batched_changes_reparse_once_and_match(initial: str, changes: list, language: str) -> None:
     """The contentChanges of one didChange go in together: edits in order, one reparse at the end."""

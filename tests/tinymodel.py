@@ -94,7 +94,7 @@ def build_tiny_model(
         "max_position_embeddings": 4096,
         "rope_theta": 10000.0,
         "tie_word_embeddings": True,
-        "eos_token_id": vocab["<|endoftext|>"] if "<|endoftext|>" in vocab else 0,
+        "eos_token_id": vocab.get("<|endoftext|>", 0),
         "laya": {"fim_format": "qwen", "fim_layouts": ["spm", "psm"] if spm else ["psm"]},
     }
     mx.random.seed(seed)

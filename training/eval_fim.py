@@ -81,7 +81,7 @@ def run(model_path: str, layout: str, limit: int | None) -> dict:
     model, tokenizer = load(model_path)
     model.update(tree_map(lambda x: x.astype(mx.float32), model.parameters()))
     res: dict = {"model": model_path, "layout": layout}
-    he = [json.loads(l) for l in open(HUMANEVAL)][:limit]
+    he = [json.loads(line) for line in HUMANEVAL.read_text().splitlines()][:limit]
     hits, base_prev, t0 = 0, 0, time.time()
     for r in he:
         want = r["canonical_solution"].split("\n")[0].strip()
@@ -93,7 +93,7 @@ def run(model_path: str, layout: str, limit: int | None) -> dict:
                                                                / len(he), 4),
                                     "baseline_prev_line_em": round(base_prev / len(he), 4),
                                     "sec_per_item": round((time.time() - t0) / len(he), 3)}
-    ho = [json.loads(l) for l in open(HELDOUT)][:limit]
+    ho = [json.loads(line) for line in HELDOUT.read_text().splitlines()][:limit]
     es, em, es_empty, es_prev, t0 = 0.0, 0, 0.0, 0.0, time.time()
     for r in ho:
         want = r["middle"].strip()

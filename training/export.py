@@ -37,7 +37,7 @@ def export(run: Path, ckpt: str, tokenizer: Path, out: Path, repo_level: bool, c
     (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
     tensors = {}
     with safe_open(str(run / f"{ckpt}.safetensors"), framework="pt") as f:
-        for k in f.keys():
+        for k in f.keys():  # noqa: SIM118 - safe_open handles are not mappings
             if k != "lm_head.weight" and "rotary_emb" not in k:
                 tensors[k] = f.get_tensor(k)
     from safetensors.torch import save_file as save_torch

@@ -1,15 +1,20 @@
 """Train a small llama decoder for fill-in-the-middle code completion (PyTorch; GPU if present, else CPU).
 
-  python training/train.py --shape d256-l4 --tokens training/data/tokens.bin.xz --tokenizer training/out/tokenizer \
-      --out training/out/d256-l4 --time-budget 900
+  python training/train.py --shape d384-l3 --data training/out/tokens --tokenizer training/out/tokenizer \
+      --out training/out/d384-l3 --time-budget 900
+
+Data: the token shards of a folder (tokenizer.py encode); shards that appear there while the run trains are
+added as they come (the corpus reaches the GPU machine one device call at a time). Validation: every 200th
+document of shard-00, never trained on.
 
 Samples (Bavarian et al. 2022 style, weighted toward what an editor asks for), packed into rows of --seq tokens:
   plain   {code}<|endoftext|>
   PSM     <|fim_prefix|>{prefix}<|fim_suffix|>{suffix}<|fim_middle|>{middle}<|endoftext|>
   SPM     <|fim_prefix|><|fim_suffix|>{suffix}<|fim_middle|>{prefix}{middle}<|endoftext|>   (StarCoder variant)
   repo    <|repo_name|>{pkg}\n<|file_sep|>{path}\n{other file}<|file_sep|>{path}\n{one of the above}
-Middles are mostly the rest of a line (cursor at line start / after indentation / mid-line) or a few whole lines, some
-random character spans. Tokens never cross a newline (see tokenizer.py), so cuts at line starts are array slices;
+Middles are cut where editors ask: the rest of a line (cursor at line start / after indentation / mid-line), a few
+whole lines, the body of a block (cursor at the start of the indented lines under a `:`/`{` line), some random
+character spans. Tokens never cross a newline (see tokenizer.py), so cuts at line starts are array slices;
 a cut inside a line re-tokenizes just that line's two halves, exactly as the server tokenizes prefix and suffix.
 """
 from __future__ import annotations
@@ -30,14 +35,15 @@ from tokenizers import Tokenizer
 from transformers import LlamaConfig, LlamaForCausalLM
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tokenizer import load_tokens
+from samples import EOT, FIM_PAD, Corpus, SampleMaker
 
-EOT, FIM_PREFIX, FIM_MIDDLE, FIM_SUFFIX, FIM_PAD, REPO_NAME, FILE_SEP = range(7)
 SHAPES = {  # name: (hidden, layers, heads, kv_heads, intermediate)
     "d192-l4": (192, 4, 3, 3, 512),
     "d256-l4": (256, 4, 4, 4, 768),
     "d384-l3": (384, 3, 6, 6, 1024),
     "d512-l2": (512, 2, 8, 8, 1408),
+    "d512-l4": (512, 4, 8, 8, 1408),
+    "d576-l6": (576, 6, 9, 9, 1536),
     "d64-l2": (64, 2, 2, 2, 192),  # CPU smoke test
 }
 
@@ -50,142 +56,29 @@ def llama_config(shape: str, vocab: int, seq: int) -> LlamaConfig:
                        attention_bias=False, mlp_bias=False, bos_token_id=None, eos_token_id=EOT, pad_token_id=FIM_PAD)
 
 
-class SampleMaker:
-    """Turns documents (token arrays) into training samples. Pure numpy + the tokenizer; one per data worker."""
-
-    def __init__(self, tokens: np.ndarray, offsets: np.ndarray, meta: list, tokenizer_path: str, docs: np.ndarray,
-                 seed: int, fim_rate: float = 0.8, spm_rate: float = 0.5, repo_rate: float = 0.1) -> None:
-        self.tokens, self.offsets, self.meta, self.docs = tokens, offsets, meta, docs
-        self.tok = Tokenizer.from_file(tokenizer_path)
-        vocab = self.tok.get_vocab_size()
-        self.piece = [self.tok.decode([i], skip_special_tokens=False).encode() for i in range(vocab)]
-        # byte-exact pieces: ByteLevel decode of a lone token can be a partial UTF-8 sequence -> use the byte map
-        from tokenizers import decoders  # noqa: F401  (documented dependency)
-        byte_dec = {c: b for b, c in _bytes_to_unicode().items()}
-        for t, i in self.tok.get_vocab().items():
-            if i >= 7:
-                self.piece[i] = bytes(byte_dec[c] for c in t)
-        self.ends_nl = np.array([p.endswith(b"\n") for p in self.piece], dtype=bool)
-        self.ends_nl[:7] = False
-        self.rng = random.Random(seed)
-        self.fim_rate, self.spm_rate, self.repo_rate = fim_rate, spm_rate, repo_rate
-
-    def enc(self, s: str) -> list[int]:
-        return self.tok.encode(s, add_special_tokens=False).ids if s else []
-
-    def window(self, d: int, max_tokens: int) -> list[np.ndarray]:
-        """A random run of whole lines of document d with at most max_tokens tokens, as one array per line."""
-        t = self.tokens[self.offsets[d]:self.offsets[d + 1]]
-        starts = np.concatenate([[0], np.nonzero(self.ends_nl[t])[0] + 1])
-        starts = starts[starts < len(t)]
-        bounds = np.append(starts, len(t))
-        if len(t) > max_tokens:
-            a = self.rng.randrange(len(starts))
-            lo = int(starts[a])
-            b = int(np.searchsorted(bounds, lo + max_tokens, side="right")) - 1
-            b = max(b, a + 1)
-        else:
-            a, b = 0, len(starts)
-        return [t[bounds[i]:bounds[i + 1]][:max_tokens] for i in range(a, b)]
-
-    def line_text(self, line: np.ndarray) -> str:
-        return b"".join(self.piece[i] for i in line).decode("utf-8", errors="replace")
-
-    def cut(self, lines: list[np.ndarray], l1: int, c1: int, l2: int, c2: int) -> tuple[list[int], list[int], list[int]]:
-        """Split window at (line l1, char c1) and (line l2, char c2) into prefix, middle, suffix token lists."""
-        def cat(ls: list[np.ndarray]) -> list[int]:
-            return np.concatenate(ls).tolist() if ls else []
-
-        t1 = self.line_text(lines[l1])
-        if l1 == l2:
-            pre = cat(lines[:l1]) + self.enc(t1[:c1])
-            mid = self.enc(t1[c1:c2])
-            suf = self.enc(t1[c2:]) + cat(lines[l1 + 1:])
-        else:
-            t2 = self.line_text(lines[l2])
-            pre = cat(lines[:l1]) + (self.enc(t1[:c1]) if c1 else [])
-            mid = (self.enc(t1[c1:]) if c1 else lines[l1].tolist()) + cat(lines[l1 + 1:l2]) + self.enc(t2[:c2])
-            suf = self.enc(t2[c2:]) + cat(lines[l2 + 1:])
-        return pre, mid, suf
-
-    def fim_points(self, lines: list[np.ndarray]) -> tuple[int, int, int, int]:
-        r = self.rng.random()
-        n = len(lines)
-        l1 = self.rng.randrange(n)
-        t1 = self.line_text(lines[l1])
-        body = t1.rstrip("\n")
-        indent = len(body) - len(body.lstrip())
-        u = self.rng.random()
-        c1 = 0 if u < 0.35 else indent if u < 0.75 else self.rng.randint(indent, len(body))
-        if r < 0.5:  # rest of one line, with or without its newline
-            return l1, c1, l1, len(t1) if self.rng.random() < 0.5 else len(body)
-        if r < 0.8:  # a block of whole lines, ending at a line end
-            l2 = min(n - 1, l1 + self.rng.randint(1, 8))
-            return l1, c1, l2, len(self.line_text(lines[l2]))
-        # random character span (Bavarian et al.), at most ~1/3 of the window
-        l2 = min(n - 1, l1 + self.rng.randint(0, max(1, n // 3)))
-        t2 = self.line_text(lines[l2])
-        c2 = self.rng.randint(0, len(t2)) if l2 > l1 else self.rng.randint(c1, len(t1))
-        return l1, c1, l2, c2
-
-    def sample(self, max_tokens: int) -> list[int]:
-        d = int(self.docs[self.rng.randrange(len(self.docs))])
-        head: list[int] = []
-        if self.rng.random() < self.repo_rate:
-            src, path, _ = self.meta[d]
-            other = d + self.rng.choice([-2, -1, 1, 2])
-            if 0 <= other < len(self.meta) and self.meta[other][0] == src:
-                ctx = self.window(other, max_tokens // 3)
-                name = src.split("-")[0]
-                head = [REPO_NAME] + self.enc(name + "\n") + [FILE_SEP] + self.enc(self.meta[other][1] + "\n")
-                head += np.concatenate(ctx).tolist() if ctx else []
-                head += [FILE_SEP] + self.enc(path + "\n")
-        lines = self.window(d, max(32, max_tokens - len(head)))
-        if not lines:
-            return head + [EOT]
-        if self.rng.random() >= self.fim_rate:
-            return head + np.concatenate(lines).tolist() + [EOT]
-        pre, mid, suf = self.cut(lines, *self.fim_points(lines))
-        if self.rng.random() < self.spm_rate:
-            return head + [FIM_PREFIX, FIM_SUFFIX] + suf + [FIM_MIDDLE] + pre + mid + [EOT]
-        return head + [FIM_PREFIX] + pre + [FIM_SUFFIX] + suf + [FIM_MIDDLE] + mid + [EOT]
-
-    def row(self, seq: int) -> list[int]:
-        out: list[int] = []
-        while len(out) < seq + 1:
-            out += self.sample(self.rng.randint(seq // 8, seq))
-        return out[: seq + 1]
-
-
-def _bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's byte <-> printable-unicode map used by ByteLevel BPE."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
-
-
 class Batches(torch.utils.data.IterableDataset):
-    def __init__(self, args: argparse.Namespace, docs: np.ndarray, seed: int) -> None:
-        self.args, self.docs, self.seed = args, docs, seed
+    """Batches of packed rows from the training documents; each worker looks for new shards every
+    `refresh_s` seconds and from then on samples from them too."""
+
+    def __init__(self, args: argparse.Namespace, seed: int, refresh_s: float = 20.0) -> None:
+        self.args, self.seed, self.refresh_s = args, seed, refresh_s
 
     def __iter__(self):  # type: ignore[override]
         info = torch.utils.data.get_worker_info()
         wid = info.id if info else 0
-        tokens, offsets, meta = DATA_CACHE
-        maker = SampleMaker(tokens, offsets, meta, self.args.tokenizer + "/tokenizer.json", self.docs,
+        corpus = Corpus(Path(self.args.data))
+        maker = SampleMaker(corpus, self.args.tokenizer + "/tokenizer.json", corpus.training_docs(),
                             seed=self.seed * 1000 + wid, fim_rate=self.args.fim_rate, spm_rate=self.args.spm_rate,
                             repo_rate=self.args.repo_rate)
+        checked = time.time()
         while True:
+            if time.time() - checked > self.refresh_s:
+                checked = time.time()
+                if corpus.refresh():
+                    maker.docs = corpus.training_docs()
+                    print(json.dumps({"event": "shards", "worker": wid, "shards": corpus.names,
+                                      "docs": len(corpus)}), flush=True)
             yield torch.tensor([maker.row(self.args.seq) for _ in range(self.args.batch)], dtype=torch.long)
-
-
-DATA_CACHE: tuple = ()
 
 
 class Schedule:
@@ -221,10 +114,9 @@ class Schedule:
 
 
 def main() -> None:
-    global DATA_CACHE
     ap = argparse.ArgumentParser()
     ap.add_argument("--shape", default="d256-l4", choices=list(SHAPES))
-    ap.add_argument("--tokens", default="training/data/tokens.bin.xz")
+    ap.add_argument("--data", default="training/out/tokens", help="folder of token shards (tokenizer.py encode)")
     ap.add_argument("--tokenizer", default="training/out/tokenizer")
     ap.add_argument("--out", default="training/out/run")
     ap.add_argument("--seq", type=int, default=1024)
@@ -251,7 +143,7 @@ def main() -> None:
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    log = open(out / "log.jsonl", "a")
+    log = open(out / "log.jsonl", "a")  # noqa: SIM115 - open for the whole run, written by emit()
 
     def emit(**kw: object) -> None:
         kw["t"] = round(time.time() - t_start, 1)
@@ -260,12 +152,7 @@ def main() -> None:
         log.flush()
 
     t_start = time.time()
-    DATA_CACHE = load_tokens(Path(args.tokens))
-    tokens, offsets, meta = DATA_CACHE
-    n_docs = len(offsets) - 1
-    val_docs = np.arange(0, n_docs, 200)  # every 200th document is validation, never trained on
-    train_docs = np.setdiff1d(np.arange(n_docs), val_docs)
-    train_docs = train_docs[np.diff(offsets)[train_docs] > 0]  # a subset file (tokenizer.py subset) empties some
+    corpus = Corpus(Path(args.data))
     vocab = Tokenizer.from_file(args.tokenizer + "/tokenizer.json").get_vocab_size()
     config = llama_config(args.shape, vocab, args.seq)
     model = LlamaForCausalLM(config)
@@ -277,8 +164,8 @@ def main() -> None:
         model.tie_weights()
     model = model.to(dev)
     n_params = sum(p.numel() for p in model.parameters())
-    emit(event="start", shape=args.shape, params=n_params, tokens=len(tokens), docs=n_docs, device=dev,
-         args=vars(args))
+    emit(event="start", shape=args.shape, params=n_params, shards=corpus.names, tokens=corpus.n_tokens(),
+         docs=len(corpus), device=dev, args=vars(args))
 
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
@@ -286,10 +173,10 @@ def main() -> None:
                             lr=args.lr, betas=(0.9, 0.95), fused=dev == "cuda")
     fwd = torch.compile(model) if args.compile else model
 
-    loader = iter(torch.utils.data.DataLoader(Batches(args, train_docs, args.seed), batch_size=None,
+    loader = iter(torch.utils.data.DataLoader(Batches(args, args.seed), batch_size=None,
                                               num_workers=args.workers, prefetch_factor=4 if args.workers else None,
                                               persistent_workers=args.workers > 0))
-    val_maker = SampleMaker(tokens, offsets, meta, args.tokenizer + "/tokenizer.json", val_docs, seed=999,
+    val_maker = SampleMaker(corpus, args.tokenizer + "/tokenizer.json", corpus.validation_docs(), seed=999,
                             fim_rate=args.fim_rate, spm_rate=args.spm_rate, repo_rate=args.repo_rate)
     val = torch.tensor([val_maker.row(args.seq) for _ in range(64 if dev == "cuda" else 8)], dtype=torch.long)
     amp = torch.autocast(dev, dtype=torch.bfloat16) if dev == "cuda" else torch.autocast("cpu", enabled=False)

@@ -2,8 +2,9 @@
 
 `lsp_replay` is `laya_lsp.replay.replay` plus what a benchmark needs besides latencies: the server's pid (for
 RSS and py-spy) and the per-request records of `laya/stats` (prompt hashes, prefill/decode split).
-`engine_direct` answers a `PromptSet` with the engine's own prefill/decode functions, one request at a time,
-exactly as the peers are driven: the engine's cost without LSP, scheduler, debounce or typed-through tricks.
+`engine_direct` answers a `PromptSet` through the `Engine` facade (each prompt's token ids as they are), one
+request at a time, exactly as the peers are driven: the engine's cost without LSP, debounce or typed-through
+tricks (the scheduler's hand-over to its worker thread is included).
 """
 
 from __future__ import annotations
@@ -87,35 +88,27 @@ def latency_summary(ms: list[float]) -> dict[str, float]:
 
 
 def engine_direct(lm: Any, ps: PromptSet, k: int = 1, prefill_chunk: int = 128, limit: int = 0) -> dict[str, Any]:
-    """Per-prompt time of laya's engine core (cache reuse per document, chunked prefill, k-branch decode)."""
-    import mlx.core as mx  # noqa: F401 - imported for its side effect of initialising MLX before timing
-    from mlx_lm.models.cache import make_prompt_cache
+    """Per-prompt time of laya's engine (cache reuse per document, folded prompt tail, k shared-prefix branches)."""
+    from laya_lsp.engine import CompletionRequest, Engine, EngineSettings
 
-    from laya_lsp.engine.cache import DocumentCache
-    from laya_lsp.engine.decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
-
-    docs: dict[str, DocumentCache] = {}
+    engine = Engine(EngineSettings(candidates=k, prefill_chunk=prefill_chunk, debounce_ms=0, cache_budget_mb=4096))
+    engine.load(lm.path)
     times, prefill, decode, tokens, reused, total = [], [], [], 0, 0, 0
     prompts = ps.prompts[:limit] if limit else ps.prompts
-    newline, blank, stop = frozenset(ps.newline_ids), frozenset(ps.blank_ids), set(ps.stop_ids)
-    for p in prompts:
-        doc = docs.get(p.doc)
-        if doc is None:
-            doc = docs[p.doc] = DocumentCache(make_prompt_cache(lm.model))
-        t0 = time.perf_counter()
-        pre = prefill_chunked(lm.model, doc, p.ids, prefill_chunk, CancelToken())
-        t1 = time.perf_counter()
-        branches = decode_branches(lm.model, doc, pre.logits, DecodeSettings(k, p.max_tokens, p.max_lines, stop),
-                                   newline, CancelToken(), blank)
-        texts = [lm.decode(b.ids) for b in branches]  # detokenising is part of answering
-        t2 = time.perf_counter()
-        del texts
-        times.append((t2 - t0) * 1000)
-        prefill.append((t1 - t0) * 1000)
-        decode.append((t2 - t1) * 1000)
-        tokens += max((len(b.ids) for b in branches), default=0)
-        reused += pre.reused
-        total += len(p.ids)
+    try:
+        for p in prompts:
+            req = CompletionRequest(p.doc, "", 0, candidates=k, max_tokens=p.max_tokens, max_lines=p.max_lines,
+                                    debounce=False, prompt_ids=p.ids)
+            t0 = time.perf_counter()
+            st = engine.complete(req).future.result().stats  # candidates are detokenised by then
+            times.append((time.perf_counter() - t0) * 1000)
+            prefill.append(st.prefill_ms)
+            decode.append(st.decode_ms)
+            tokens += st.decode_tokens
+            reused += st.reused_tokens
+            total += st.prompt_tokens
+    finally:
+        engine.shutdown()
     return {"k": k, **latency_summary(times), "prefill_p50_ms": round(statistics.median(prefill), 2) if prefill else 0,
             "decode_p50_ms": round(statistics.median(decode), 2) if decode else 0,
             "decode_ms_per_token": round(sum(decode) / max(tokens, 1), 3),

@@ -1,17 +1,34 @@
-"""Chunked prefill and k-candidate decoding, both checking a cancel token between steps."""
+"""The decode core: prefill and k-branch decoding as step coroutines over a model adapter, policies injected.
+
+Shaped like mlx-lm's `generate_step`: decoding goes step by step, and the sampler (greedy by default), the logits
+processors and the stop rule are arguments, not wired in; cancellation is checked between steps. Unlike
+`generate_step`, a coroutine does not call the model itself: it yields the work it needs (`adapter.Extend`,
+`adapter.BranchStep`, or None after a prefill chunk it ran alone) and is sent the logits back. So one driver can
+compute the work of several documents in one batched step (the scheduler), and `run_alone` computes one
+coroutine's work as it comes. Single decoding is k = 1 of the same code.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 import mlx.core as mx
-from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, trim_prompt_cache
 
+from .adapter import BranchStep, DecodeModel, Extend, Work, decode_model
 from .cache import DocumentCache
+
+T = TypeVar("T")
+# A step coroutine: yields the work it needs (None: it computed a prefill chunk alone), is sent its logits.
+Steps = Generator[Work | None, Any, T]
+# (log-probabilities (rows, vocab)) -> chosen token per row, shape (rows,)
+Sampler = Callable[[mx.array], mx.array]
+# mlx-lm's convention, one row per branch: (tokens so far (rows, n), logits (rows, vocab)) -> logits
+LogitsProcessor = Callable[[mx.array, mx.array], mx.array]
 
 
 class Cancelled(Exception):
@@ -43,6 +60,76 @@ class CancelToken:
             raise Cancelled(self.reason)
 
 
+def greedy(logprobs: mx.array) -> mx.array:
+    """The most likely token of each row."""
+    return mx.argmax(logprobs, axis=-1)
+
+
+class Verdict(Enum):
+    """What a stop rule says about a branch's next token."""
+
+    GO = "go"  # keep it and go on
+    END = "end"  # keep it, then end the branch
+    CUT = "cut"  # end the branch without it
+
+
+# (the branch's tokens so far, its next token) -> verdict
+StopRule = Callable[[list[int], int], Verdict]
+
+
+def never_stop(_ids: list[int], _token: int) -> Verdict:
+    return Verdict.GO
+
+
+@dataclass(frozen=True)
+class LineStop:
+    """Completions' stop rule: a special token ends a branch (and is dropped); so does the `max_lines`-th newline
+    once the branch has shown a non-blank token (a leading newline does not count as a line)."""
+
+    max_lines: int
+    stop_ids: frozenset[int]
+    newline_ids: frozenset[int]
+    blank_ids: frozenset[int]
+
+    def __call__(self, ids: list[int], token: int) -> Verdict:
+        if token in self.stop_ids:
+            return Verdict.CUT
+        if token not in self.newline_ids:
+            return Verdict.GO
+        lines, content = 0, False  # newlines are rare: count them only when one comes
+        for t in ids:
+            lines += t in self.newline_ids and content
+            content = content or t not in self.blank_ids
+        return Verdict.END if content and lines + 1 >= self.max_lines else Verdict.GO
+
+
+@dataclass
+class Branch:
+    ids: list[int]  # emitted tokens (a CUT token excluded)
+    logprobs: list[float] = field(default_factory=list)  # of each emitted token
+    done: bool = False  # the stop rule ended it (False: the token budget did)
+
+    @property
+    def logprob(self) -> float:
+        return sum(self.logprobs)
+
+    def feed(self, token: int, logprob: float, stop: StopRule) -> None:
+        verdict = stop(self.ids, token)
+        if verdict is not Verdict.CUT:
+            self.ids.append(token)
+            self.logprobs.append(logprob)
+        self.done = verdict is not Verdict.GO
+
+
+@dataclass
+class DecodeSettings:
+    k: int = 1  # branches, started from the k most likely first tokens
+    max_tokens: int = 64  # per branch, the first included
+    stop: StopRule = never_stop
+    sampler: Sampler = greedy
+    logits_processors: list[LogitsProcessor] = field(default_factory=list)
+
+
 @dataclass
 class PrefillResult:
     logits: mx.array  # (vocab,) logits after the last prompt token
@@ -51,153 +138,141 @@ class PrefillResult:
     ms: float
 
 
-# Architectures whose Model.__call__ is `head(self.model(inputs, cache))`: for tokens whose logits are not
-# needed, running only the backbone skips the vocabulary projection (most of a small model's prefill cost).
-_BACKBONE_TYPES = {"llama", "qwen2", "qwen3", "starcoder2", "gemma3_text", "mistral", "phi3", "granite"}
+@dataclass
+class Decoded:
+    branches: list[Branch]
+    reused: int  # prompt tokens the document's cache already held
+    computed: int
+    prefill_ms: float
+    decode_ms: float
 
 
-def _backbone(model: Any) -> Any | None:
-    args = getattr(model, "args", None)
-    inner = getattr(model, "model", None)
-    if inner is not None and getattr(args, "model_type", None) in _BACKBONE_TYPES:
-        return inner
-    return None
+def prefill_steps(dm: DecodeModel, doc: DocumentCache, prompt: list[int], chunk: int, cancel: CancelToken,
+                  room: int = 0) -> Generator[None, None, tuple[int, list[int]]]:
+    """Bring the document's cache to cover `prompt` but its last few tokens. Returns how many prompt tokens the
+    cache already held and those last tokens (the tail an `Extend` folds into the first step: its logits are
+    what decoding starts from).
 
-
-def prefill_chunked(
-    model: Any, doc: DocumentCache, prompt: list[int], chunk: int, cancel: CancelToken
-) -> PrefillResult:
-    """Bring the document cache to cover `prompt`, computing only the tokens it does not already hold.
-
-    Chunks are checked for cancellation in between; work done before a cancel stays in the cache (the next
-    request will want it). Only the last token goes through the vocabulary head.
+    Only what the cache does not already hold is computed, in chunks checked for cancellation, yielding after
+    each; work done before a cancel stays in the cache (the next request will want it). `room`: tokens the
+    request will add past the prompt (its branches), reserved now so the cache grows at most once.
     """
-    t0 = time.perf_counter()
-    # The last prompt token is always recomputed: its logits are what decoding starts from.
-    keep = min(doc.reusable(prompt), len(prompt) - 1)
-    doc.trim_to(keep)
-    backbone = _backbone(model)
+    doc.trim_to(min(doc.reusable(prompt), len(prompt) - 1))
+    keep = len(doc.ids)  # (a cache that cannot trim was reset)
+    dm.reserve(doc, len(prompt) + room)
+    end = len(prompt) - min(dm.max_tail_rows, len(prompt) - keep)
     pos = keep
-    body_end = len(prompt) - 1 if backbone is not None else len(prompt)
-    logits = None
-    while pos < body_end:
+    while pos < end:
         cancel.check()
-        piece = prompt[pos : min(pos + chunk, body_end)]
-        if backbone is not None:
-            mx.eval(backbone(mx.array(piece)[None], doc.layers), [c.state for c in doc.layers])
-        else:
-            logits = model(mx.array(piece)[None], cache=doc.layers)[0, -1, :]
-            mx.eval(logits, [c.state for c in doc.layers])
-        doc.ids.extend(piece)
+        piece = prompt[pos : min(pos + chunk, end)]
+        dm.prefill_chunk(doc, piece)
         pos += len(piece)
-    if backbone is not None:
-        cancel.check()
-        logits = model(mx.array(prompt[-1:])[None], cache=doc.layers)[0, -1, :]
-        mx.eval(logits)
-        doc.ids.append(prompt[-1])
-    assert logits is not None
-    return PrefillResult(logits, keep, len(prompt) - keep, (time.perf_counter() - t0) * 1000)
+        yield None
+    return keep, prompt[end:]
 
 
-@dataclass
-class DecodeSettings:
-    k: int = 1
-    max_tokens: int = 64
-    max_lines: int = 1  # stop a branch at this many newlines after its first non-blank token
-    stop_ids: set[int] = field(default_factory=set)
-
-
-@dataclass
-class Branch:
-    ids: list[int]  # emitted tokens (stop tokens excluded)
-    last: int  # the token fed at the next step (finished branches keep feeding it; their output is ignored)
-    logprob: float = 0.0
-    done: bool = False
-    newlines: int = 0
-    content: bool = False  # emitted a non-whitespace token yet (a leading newline does not count as a line)
-
-
-def _batched_cache(doc: DocumentCache, k: int) -> list[KVCache]:
-    """k copies of the document's cache for batched decoding of k branches (the document's stays intact)."""
-    out = []
-    for c in doc.layers:
-        keys, values = c.keys_and_values() if hasattr(c, "keys_and_values") else c.state[:2]
-        b = KVCache()
-        b.keys = mx.repeat(keys, k, axis=0)
-        b.values = mx.repeat(values, k, axis=0)
-        b.offset = keys.shape[2]
-        out.append(b)
-    return out
-
-
-def decode_branches(
-    model: Any,
-    doc: DocumentCache,
-    first_logits: mx.array,
-    settings: DecodeSettings,
-    newline_ids: frozenset[int],
-    cancel: CancelToken,
-    blank_ids: frozenset[int] = frozenset(),
-    on_token: Callable[[], None] | None = None,
-) -> list[Branch]:
-    """Greedy-decode up to k branches that start from the k most likely first tokens, in one batch.
-
-    With k == 1 decoding runs in the document cache itself and is trimmed off afterwards, so no copy is made.
-    """
-    logprobs = first_logits - mx.logsumexp(first_logits)
-    k = max(1, settings.k)
+def first_tokens(logits: mx.array, s: DecodeSettings) -> tuple[mx.array, list[Branch]]:
+    """The branches' first tokens from the prompt's last logits (vocab,): the k most likely (k == 1: the
+    sampler's choice), as an array to feed and as branches that emitted them (one evaluation)."""
+    k = max(1, s.k)
+    rows = logits[None]
+    for process in s.logits_processors:
+        rows = process(mx.zeros((1, 0), dtype=mx.int32), rows)
+    lp = rows[0] - mx.logsumexp(rows[0])
     if k == 1:
-        firsts = [int(mx.argmax(logprobs).item())]
-        first_lp = [float(logprobs[firsts[0]].item())]
+        firsts = s.sampler(lp[None])
     else:
-        top = mx.argpartition(-logprobs, kth=k - 1)[:k]
-        vals = logprobs[top]
-        order = mx.argsort(-vals)
-        firsts = [int(x) for x in top[order].tolist()]
-        first_lp = [float(x) for x in vals[order].tolist()]
-    branches = [Branch([t], t, lp) for t, lp in zip(firsts, first_lp)]
-    for b in branches:
-        _update_stop(b, b.ids[-1], settings, newline_ids, blank_ids)
+        top = mx.argpartition(-lp, kth=k - 1)[:k]
+        firsts = top[mx.argsort(-lp[top])]
+    chosen = lp[firsts]
+    mx.eval(firsts, chosen)
+    ids: list[int] = firsts.tolist()  # type: ignore[assignment]
+    lps: list[float] = chosen.tolist()  # type: ignore[assignment]
+    branches = [Branch([]) for _ in ids]
+    for b, t, l in zip(branches, ids, lps):
+        b.feed(t, l, s.stop)
+    return firsts.astype(mx.int32), branches
 
-    in_place = k == 1 and can_trim_prompt_cache(doc.layers)
-    cache = doc.layers if in_place else _batched_cache(doc, len(branches))
+
+def branch_steps(dm: DecodeModel, doc: DocumentCache, tokens: mx.array, branches: list[Branch], s: DecodeSettings,
+                 cancel: CancelToken) -> Steps[list[Branch]]:
+    """Go on decoding `branches` (from `first_tokens`) after the document's prompt, feeding them `tokens`.
+
+    All branches take one step together per token, with the sampler choosing each row's next token; a branch
+    the stop rule ended keeps being fed (its row keeps the step's shape) but no longer emits. Generated tokens
+    never stay in the document's cache.
+    """
+    if s.max_tokens <= 1 or all(b.done for b in branches):
+        return branches
+    state = dm.open(doc, len(branches), s.max_tokens)
+    history = tokens[:, None]
     try:
-        steps = 1
-        while steps < settings.max_tokens and not all(b.done for b in branches):
+        for _ in range(1, s.max_tokens):
+            if all(b.done for b in branches):
+                break
             cancel.check()
-            inp = mx.array([[b.last] for b in branches])
-            logits = model(inp, cache=cache)[:, -1, :]
-            lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
-            nxt = mx.argmax(lp, axis=-1)
-            chosen = mx.take_along_axis(lp, nxt[:, None], axis=-1)[:, 0]
-            mx.eval(nxt, chosen)
-            for b, t, l in zip(branches, nxt.tolist(), chosen.tolist()):
-                if b.done:
-                    continue
-                b.ids.append(int(t))
-                b.last = int(t)
-                b.logprob += float(l)
-                _update_stop(b, int(t), settings, newline_ids, blank_ids)
-            steps += 1
-            if on_token:
-                on_token()
+            out = yield BranchStep(state, tokens)
+            for process in s.logits_processors:
+                out = process(history, out)
+            lp = out - mx.logsumexp(out, axis=-1, keepdims=True)
+            tokens = s.sampler(lp).astype(mx.int32)
+            chosen = mx.take_along_axis(lp, tokens[:, None], axis=-1)[:, 0]
+            mx.eval(tokens, chosen)  # one evaluation per step
+            ids: list[int] = tokens.tolist()  # type: ignore[assignment]
+            lps: list[float] = chosen.tolist()  # type: ignore[assignment]
+            for b, t, l in zip(branches, ids, lps):
+                if not b.done:
+                    b.feed(t, l, s.stop)
+            if s.logits_processors:
+                history = mx.concatenate([history, tokens[:, None]], axis=1)
     finally:
-        if in_place:
-            # Generated tokens never stay in the document cache: it covers the prompt only.
-            trim_prompt_cache(doc.layers, doc.layers[0].size() - len(doc.ids))
+        dm.close(state)
     return branches
 
 
-def _update_stop(
-    b: Branch, tok: int, s: DecodeSettings, newline_ids: frozenset[int], blank_ids: frozenset[int]
-) -> None:
-    if tok in s.stop_ids:
-        b.ids.pop()
-        b.done = True
-        return
-    if tok in newline_ids and b.content:
-        b.newlines += 1
-        if b.newlines >= s.max_lines:
-            b.done = True
-    if tok not in blank_ids:
-        b.content = True
+def complete_steps(dm: DecodeModel, doc: DocumentCache, prompt: list[int], s: DecodeSettings, cancel: CancelToken,
+                   chunk: int) -> Steps[Decoded]:
+    """A whole completion: prefill what the cache lacks, fold the prompt's tail into the first step, decode."""
+    t0 = time.perf_counter()
+    reused, tail = yield from prefill_steps(dm, doc, prompt, chunk, cancel, room=max(1, s.k) * s.max_tokens)
+    cancel.check()
+    logits = yield Extend(doc, tail)
+    tokens, branches = first_tokens(logits, s)
+    t1 = time.perf_counter()
+    branches = yield from branch_steps(dm, doc, tokens, branches, s, cancel)
+    return Decoded(branches, reused, len(prompt) - reused, (t1 - t0) * 1000, (time.perf_counter() - t1) * 1000)
+
+
+def warm_steps(dm: DecodeModel, doc: DocumentCache, prompt: list[int], cancel: CancelToken,
+               chunk: int) -> Steps[PrefillResult]:
+    """Only bring the document's cache to cover `prompt` (a warm-up before the first keystroke)."""
+    t0 = time.perf_counter()
+    reused, tail = yield from prefill_steps(dm, doc, prompt, chunk, cancel)
+    cancel.check()
+    logits = yield Extend(doc, tail)
+    mx.eval(logits)
+    return PrefillResult(logits, reused, len(prompt) - reused, (time.perf_counter() - t0) * 1000)
+
+
+def run_alone(dm: DecodeModel, steps: Steps[T]) -> T:
+    """Drive a step coroutine on its own: each piece of work is computed as it is asked for."""
+    try:
+        work = next(steps)
+        while True:
+            work = steps.send(None if work is None else dm.forward([work])[0])
+    except StopIteration as done:
+        return done.value
+
+
+def prefill_chunked(model: Any, doc: DocumentCache, prompt: list[int], chunk: int,
+                    cancel: CancelToken) -> PrefillResult:
+    """Bring `doc`'s cache to cover `prompt` and return the logits after it (see `prefill_steps`)."""
+    return run_alone(decode_model(model), warm_steps(decode_model(model), doc, prompt, cancel, chunk))
+
+
+def decode_branches(model: Any, doc: DocumentCache, first_logits: mx.array, s: DecodeSettings,
+                    cancel: CancelToken) -> list[Branch]:
+    """Decode branches after a prompt `doc` covers, from its last logits (see `first_tokens`, `branch_steps`)."""
+    dm = decode_model(model)
+    tokens, branches = first_tokens(first_logits, s)
+    return run_alone(dm, branch_steps(dm, doc, tokens, branches, s, cancel))

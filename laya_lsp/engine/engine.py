@@ -4,14 +4,26 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
+import mlx.core as mx
+
+from .adapter import DecodeModel, Work, decode_model
 from .cache import CacheStore
 from .context import suffix_ids
-from .decode import Cancelled, DecodeSettings, decode_branches, prefill_chunked
+from .decode import (
+    Branch,
+    Cancelled,
+    DecodeSettings,
+    LineStop,
+    LogitsProcessor,
+    Verdict,
+    complete_steps,
+    warm_steps,
+)
 from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
 from .scheduler import Job, Scheduler
 from .stats import RequestStats, StatsBook
@@ -33,6 +45,7 @@ class EngineSettings:
     debounce_ms: float = 30.0
     debounce_skip_tokens: int = 8
     max_queue: int = 4
+    max_in_flight: int = 4  # documents decoding at once, sharing one batched step
 
 
 @dataclass
@@ -46,11 +59,13 @@ class CompletionRequest:
     max_lines: int = 1
     version: int | None = None
     debounce: bool = True
-    # Background requests (speculation, warm-up) yield to every real one; max_tokens == 0 only prefills.
+    # Background requests (speculation, warm-up) yield to every real one.
     background: bool = False
     source: str = "model"
     # Chunks of other files as (path, text), placed before the document so they stay cached.
     context: list[tuple[str, str]] = field(default_factory=list)
+    # A prompt already built (token ids), answered as it is: `text` and `offset` then only matter for healing.
+    prompt_ids: list[int] | None = None
 
 
 @dataclass
@@ -100,36 +115,45 @@ class Engine:
 
     def __init__(self, settings: EngineSettings | None = None) -> None:
         self.settings = settings or EngineSettings()
-        self.scheduler = Scheduler(max_queue=self.settings.max_queue)
+        self.scheduler = Scheduler(max_queue=self.settings.max_queue, max_in_flight=self.settings.max_in_flight)
         self.stats = StatsBook()
         self.lm: LoadedModel | None = None
+        self.decoder: DecodeModel | None = None
         self.caches: CacheStore | None = None
         self.load_error: str | None = None
 
     # -- model lifecycle ---------------------------------------------------------------------------------
     def load(self, spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> ModelInfo:
         """Load (or reload) a model on the worker and warm it up. Raises ModelLoadError; the old model stays."""
-
-        def do_load() -> LoadedModel:
-            lm = load_model(spec, allow_download, progress)
-            warm_up(lm, self.settings.prefill_chunk, self.settings.candidates, progress)
-            self.lm = lm
-            self.caches = CacheStore(lm.model, int(self.settings.cache_budget_mb * 2**20))
-            self.load_error = None
-            return lm
-
-        try:
-            self.scheduler.call(do_load).result()
-        except ModelLoadError as exc:
-            self.load_error = str(exc)
-            raise
+        self.start_load(spec, allow_download, progress).result()
         info = self.model_info()
         assert info is not None
         return info
 
+    def start_load(self, spec: str | None, allow_download: bool = False,
+                   progress: Progress | None = None) -> Future[LoadedModel]:
+        """Queue a load on the worker now, without waiting: every job submitted after this call runs after the
+        load (control calls go first), so it sees the new model or the load error, never no model at all."""
+
+        def do_load() -> LoadedModel:
+            try:
+                lm = load_model(spec, allow_download, progress)
+            except ModelLoadError as exc:
+                self.load_error = str(exc)
+                raise
+            warm_up(lm, self.settings.prefill_chunk, self.settings.candidates, progress)
+            self.lm, self.decoder = lm, decode_model(lm.model)
+            self.scheduler.batch = self._batch
+            self.caches = CacheStore(lm.model, int(self.settings.cache_budget_mb * 2**20))
+            self.load_error = None
+            return lm
+
+        return self.scheduler.call(do_load)
+
     def apply_settings(self, settings: EngineSettings) -> None:
         self.settings = settings
         self.scheduler.max_queue = max(1, settings.max_queue)
+        self.scheduler.max_in_flight = max(1, settings.max_in_flight)
 
         def update() -> None:
             if self.caches is not None:
@@ -162,11 +186,6 @@ class Engine:
         """Cancel a job: a queued one is answered at once, a running one stops at its next check."""
         self.scheduler.cancel(job)
 
-    def prefill(self, req: CompletionRequest) -> Job:
-        """Warm a document's cache for the request's prompt in the background (no decoding)."""
-        req.background, req.max_tokens = True, 0
-        return self.complete(req)
-
     def submit_work(self, kind: str, doc_id: str | None, work: Callable[[ModelWork], Any],
                     latest_wins: bool = False) -> Job:
         """Run `work(model)` on the inference worker (decisions, code actions); the job's future resolves to a
@@ -193,23 +212,55 @@ class Engine:
         """Documents whose cache was evicted to stay within the byte budget, so far."""
         return self.caches.evictions if self.caches else 0
 
-    # -- completions -------------------------------------------------------------------------------------
+    # -- completions ---------------------------------------------------------------------------------------
     def complete(self, req: CompletionRequest) -> Job:
         """Queue a completion; the job's future resolves to a CompletionResult (empty when not run)."""
+        return self._submit(req, lambda j, st: self._completion(j, req, st))
+
+    def prefill(self, req: CompletionRequest) -> Job:
+        """Queue a warm-up: bring the document's cache to cover the request's prompt, decoding nothing.
+
+        The future resolves to a CompletionResult without candidates."""
+        return self._submit(req, lambda j, st: self._warm(j, req, st))
+
+    def _submit(self, req: CompletionRequest, steps: Callable[[Job, RequestStats], Any]) -> Job:
         st = self.stats.new(req.doc_id, req.kind)
         st.source = req.source
         job = Job(
             key=req.doc_id + ("\0background" if req.background else ""),
             background=req.background,
-            run=lambda j: self._run(j, req, st),
+            run=lambda j: self._recording_errors(j, st, steps(j, st)),
             debounce_s=(self.settings.debounce_ms / 1000.0) if req.debounce else 0.0,
             probe=lambda j: self._probe(j, req),
             on_drop=lambda j, reason: self._dropped(j, st, reason, req),
         )
         return self.scheduler.submit(job)
 
+    def _recording_errors(self, job: Job, st: RequestStats, steps: Any) -> Generator[Work | None, Any, Any]:
+        """Run a request's steps; one that fails is recorded with its cause (the caller still gets the
+        exception), so a long run can tell what failed."""
+        try:
+            return (yield from steps)
+        except Cancelled:
+            raise  # recorded by _dropped
+        except Exception as exc:
+            st.status, st.source, st.error = "error", "none", f"{type(exc).__name__}: {exc}"
+            st.total_ms = (time.perf_counter() - job.created) * 1000
+            self.stats.record(st)
+            raise
+
+    def _batch(self, work: list[Work]) -> list[mx.array]:
+        """The scheduler's round: every in-flight request's work in one step, started at once (each request
+        waits only for its own part when it reads it)."""
+        assert self.decoder is not None
+        out = self.decoder.forward(work)
+        mx.async_eval(out)
+        return out
+
     def _prompt(self, req: CompletionRequest) -> list[int]:
         assert self.lm is not None and self.caches is not None
+        if req.prompt_ids is not None:
+            return req.prompt_ids
         s, b = self.settings, self.lm.builder
         doc = self.caches.get(req.doc_id)
         offset = max(0, min(req.offset, len(req.text)))
@@ -234,10 +285,12 @@ class Engine:
         if job.started is None:
             st.queue_ms = (time.perf_counter() - job.created) * 1000
         st.total_ms = (time.perf_counter() - job.created) * 1000
+        st.shared_steps = job.shared_steps
         self.stats.record(st)
         return CompletionResult([], st, req.version)
 
-    def _run(self, job: Job, req: CompletionRequest, st: RequestStats) -> CompletionResult:
+    def _started(self, job: Job, req: CompletionRequest, st: RequestStats) -> list[int] | None:
+        """Common start of a request on the worker: its timings so far and its prompt (None: no model)."""
         t_start = job.started or time.perf_counter()
         st.queue_ms = (t_start - job.created - job.debounced_s) * 1000
         st.debounce_ms = job.debounced_s * 1000
@@ -245,43 +298,69 @@ class Engine:
             st.status, st.source = "error", "none"
             st.error = self.load_error or "no model loaded"
             self.stats.record(st)
-            return CompletionResult([], st, req.version)
-        lm, s = self.lm, self.settings
-        try:
-            prompt = job.prepared if job.prepared is not None else self._prompt(req)
-            doc = self.caches.get(req.doc_id)
-            st.prompt_tokens = len(prompt)
-            st.prompt_hash = format(hash(tuple(prompt)) & 0xFFFFFFFFFFFF, "x")
-            st.reused_tokens = min(doc.reusable(prompt), len(prompt) - 1)
-            pre = prefill_chunked(lm.model, doc, prompt, s.prefill_chunk, job.token)
-            st.reused_tokens, st.prefill_ms = pre.reused, pre.ms
-            if req.max_tokens == 0:  # warm-up: the cache now covers the prompt; nothing to decode
-                self.caches.enforce_budget(keep=req.doc_id)
-                st.total_ms = (time.perf_counter() - job.created) * 1000
-                self.stats.record(st)
-                return CompletionResult([], st, req.version)
-            t_dec = time.perf_counter()
-            dec = DecodeSettings(
-                k=req.candidates or s.candidates,
-                max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
-                max_lines=max(1, req.max_lines),
-                stop_ids=lm.stop_ids,
-            )
-            heal = trailing_blanks(req.text[: max(0, min(req.offset, len(req.text)))])
-            first = lm.heal_first_logits(pre.logits, heal) if heal else pre.logits
-            branches = decode_branches(lm.model, doc, first, dec, lm.newline_ids, job.token, lm.blank_ids)
-            st.decode_ms = (time.perf_counter() - t_dec) * 1000
-            st.decode_tokens = max((len(b.ids) for b in branches), default=0)
-            self.caches.enforce_budget(keep=req.doc_id)
-        except Cancelled:
-            raise  # recorded by _dropped, with the partial prefill already counted in `st`
-        cands = self._candidates(branches, heal)
+            return None
+        prompt = job.prepared if job.prepared is not None else self._prompt(req)
+        st.prompt_tokens = len(prompt)
+        st.prompt_hash = format(hash(tuple(prompt)) & 0xFFFFFFFFFFFF, "x")
+        st.reused_tokens = min(self.caches.get(req.doc_id).reusable(prompt), len(prompt) - 1)
+        return prompt
+
+    def _finished(self, job: Job, req: CompletionRequest, st: RequestStats, cands: list[Candidate]) -> CompletionResult:
+        assert self.caches is not None
+        self.caches.enforce_budget(keep=req.doc_id)
         st.candidates = len(cands)
+        st.shared_steps = job.shared_steps
         st.total_ms = (time.perf_counter() - job.created) * 1000
         self.stats.record(st)
         return CompletionResult(cands, st, req.version)
 
-    def _candidates(self, branches: list, heal: str = "") -> list[Candidate]:
+    def _warm(self, job: Job, req: CompletionRequest, st: RequestStats) -> Generator[Work | None, Any, CompletionResult]:
+        prompt = self._started(job, req, st)
+        if prompt is None:
+            return CompletionResult([], st, req.version)
+        assert self.caches is not None and self.decoder is not None
+        doc = self.caches.get(req.doc_id)
+        pre = yield from warm_steps(self.decoder, doc, prompt, job.token, self.settings.prefill_chunk)
+        st.reused_tokens, st.prefill_ms = pre.reused, pre.ms
+        return self._finished(job, req, st, [])
+
+    def _completion(self, job: Job, req: CompletionRequest,
+                    st: RequestStats) -> Generator[Work | None, Any, CompletionResult]:
+        prompt = self._started(job, req, st)
+        if prompt is None:
+            return CompletionResult([], st, req.version)
+        assert self.lm is not None and self.caches is not None and self.decoder is not None
+        lm, s = self.lm, self.settings
+        heal = trailing_blanks(req.text[: max(0, min(req.offset, len(req.text)))])
+        line_stop = LineStop(max(1, req.max_lines), frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids)
+
+        def stop(ids: list[int], token: int) -> Verdict:  # counts as it goes: a cancelled record shows how far
+            st.decode_tokens = max(st.decode_tokens, len(ids) + 1)
+            return line_stop(ids, token)
+
+        dec = DecodeSettings(
+            k=req.candidates or s.candidates,
+            max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
+            stop=stop,
+            logits_processors=[self._healing(heal)] if heal else [],
+        )
+        doc = self.caches.get(req.doc_id)
+        out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)
+        st.reused_tokens, st.prefill_ms, st.decode_ms = out.reused, out.prefill_ms, out.decode_ms
+        st.decode_tokens = max((len(b.ids) for b in out.branches), default=0)
+        return self._finished(job, req, st, self._candidates(out.branches, heal))
+
+    def _healing(self, heal: str) -> LogitsProcessor:
+        """The first token must start with the blanks the prompt left out (see `trailing_blanks`)."""
+        assert self.lm is not None
+        lm = self.lm
+
+        def process(history: mx.array, logits: mx.array) -> mx.array:
+            return lm.heal_first_logits(logits, heal) if history.shape[1] == 0 else logits
+
+        return process
+
+    def _candidates(self, branches: list[Branch], heal: str = "") -> list[Candidate]:
         """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job).
 
         With `heal`, the prompt left out the blanks typed before the cursor and the first token was made to

@@ -260,22 +260,29 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
 
 
 def warm_up(lm: LoadedModel, prefill_chunk: int, k: int, progress: Progress | None = None) -> None:
-    """A few dummy passes so the first real request pays no compilation or page-in cost."""
+    """Run every step shape typing uses once, so the first real request pays no tracing or page-in cost.
+
+    A short prompt (one prefill chunk), then: a prompt tail of each padded size an Extend uses (a keystroke adds
+    a few tokens), and branch steps with 1 and with k branches.
+    """
     from mlx_lm.models.cache import make_prompt_cache
 
-    from .decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
+    from .adapter import decode_model
+    from .decode import CancelToken, DecodeSettings, complete_steps, run_alone, warm_steps
 
     t0 = time.perf_counter()
     report = progress or (lambda _msg, _pct: None)
     report("warming up", 85)
+    dm = decode_model(lm.model)
     sample = lm.builder.encode("def warm_up(x):\n    return x + 1\n" * 8)
-    prompt = lm.builder.build(sample[: prefill_chunk + 8], sample[:16]).ids
-    for kk in sorted({1, max(1, k)}):
-        doc = DocumentCache(make_prompt_cache(lm.model))
-        res = prefill_chunked(lm.model, doc, prompt, prefill_chunk, CancelToken())
-        settings = DecodeSettings(k=kk, max_tokens=4, stop_ids=set())
-        decode_branches(lm.model, doc, res.logits, settings, lm.newline_ids, CancelToken(), lm.blank_ids)
-        # A one-token extension exercises the small-append path that typing uses.
-        res = prefill_chunked(lm.model, doc, prompt + sample[:1], prefill_chunk, CancelToken())
+    doc = DocumentCache(make_prompt_cache(lm.model))
+    prompt = sample[:prefill_chunk]
+    run_alone(dm, warm_steps(dm, doc, prompt, CancelToken(), prefill_chunk))
+    tails = sorted({min(1 << i, dm.max_tail_rows) for i in range(dm.max_tail_rows.bit_length())})
+    for i, n in enumerate(tails):
+        kk = max(1, k) if i == len(tails) - 1 else 1
+        settings = DecodeSettings(k=kk, max_tokens=2)
+        run_alone(dm, complete_steps(dm, doc, prompt + sample[:n], settings, CancelToken(), prefill_chunk))
+        doc.trim_to(len(prompt))
     lm.timings["warmup_ms"] = (time.perf_counter() - t0) * 1000
     report("ready", 100)

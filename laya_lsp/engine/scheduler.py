@@ -1,17 +1,23 @@
-"""One inference worker that owns MLX: per-document latest-wins, debounce, a bounded fair queue, cancellation.
+"""One inference worker that owns MLX: per-document latest-wins, debounce, a bounded fair queue, cancellation,
+and jobs of different documents sharing one batched step.
 
-Jobs for different documents run in arrival order (each document has at most one queued job, so a busy
+Jobs for different documents start in arrival order (each document has at most one queued job, so a busy
 document cannot starve the others). A new job for a document supersedes the queued one and cancels the
 running one. Control calls (load a model, drop a cache) run before any queued job.
+
+A job whose `run` returns a step coroutine (decode.py) is *stepped*: up to `max_in_flight` of them are in flight
+at once, and each round the worker hands the work they ask for to `batch` in one call (one model step for all
+of them) and sends each its result, instead of running one job to its end before the next starts.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +31,7 @@ log = logging.getLogger(__name__)
 class Job:
     """A unit of model work for one document.
 
+    `run` returns the job's result, or a step coroutine whose return value is the result (a stepped job).
     `probe` runs in the worker when the job first reaches the queue front and returns True when the job is
     nearly free (the document's cache covers almost all of it), which skips the debounce delay.
     """
@@ -41,6 +48,7 @@ class Job:
     ready_at: float | None = None
     debounced_s: float = 0.0
     prepared: Any = None
+    shared_steps: int = 0  # rounds in which its work was computed in one batch with other jobs' work
     # Background work (speculation, warm-up) runs only when no real job waits, and any real job cancels it.
     background: bool = False
 
@@ -48,15 +56,35 @@ class Job:
         self.token.cancel(reason)
 
 
-class Scheduler:
-    """Runs jobs on a single worker thread (MLX is used from that thread only)."""
+@dataclass(eq=False)
+class _InFlight:
+    """A stepped job between rounds: its coroutine and the work it asked for (None: nothing to batch)."""
 
-    def __init__(self, max_queue: int = 4, name: str = "laya-inference") -> None:
+    job: Job
+    steps: Generator[Any, Any, Any]
+    work: Any = None
+
+
+# `_next` answers this when no new job can start and stepped jobs are in flight: run a round.
+_ROUND = object()
+
+
+class Scheduler:
+    """Runs jobs on a single worker thread (MLX is used from that thread only).
+
+    `batch` computes a list of stepped jobs' work items in one call and returns their results in order; the
+    engine sets it when a model is loaded.
+    """
+
+    def __init__(self, max_queue: int = 4, name: str = "laya-inference", max_in_flight: int = 4) -> None:
         self.max_queue = max(1, max_queue)
+        self.max_in_flight = max(1, max_in_flight)
+        self.batch: Callable[[list[Any]], list[Any]] | None = None
         self._cond = threading.Condition()
         self._queue: deque[Job] = deque()
         self._control: deque[tuple[Callable[[], Any], Future]] = deque()
-        self._running: Job | None = None
+        self._running: list[Job] = []  # started and not finished (stepped jobs in flight, or the one running)
+        self._flights: list[_InFlight] = []  # the worker's own list of stepped jobs in flight
         self._stopped = False
         self.dropped = 0
         self.superseded = 0
@@ -74,14 +102,16 @@ class Scheduler:
                 for bg in [j for j in self._queue if j.background]:
                     self._queue.remove(bg)
                     self._finish(bg, reason="cancelled")
-                if self._running is not None and self._running.background:
-                    self._running.cancel("cancelled")
+                for running in self._running:
+                    if running.background:
+                        running.cancel("cancelled")
             for old in [j for j in self._queue if j.key == job.key]:
                 self._queue.remove(old)
                 self.superseded += 1
                 self._finish(old, reason="superseded")
-            if self._running is not None and self._running.key == job.key:
-                self._running.cancel("superseded")
+            for running in self._running:
+                if running.key == job.key:
+                    running.cancel("superseded")
             while len(self._queue) >= self.max_queue:
                 # Background work goes first, then the oldest real job.
                 oldest = next((j for j in self._queue if j.background), self._queue[0])
@@ -102,7 +132,7 @@ class Scheduler:
         job.cancel("cancelled")
 
     def call(self, fn: Callable[[], Any]) -> Future:
-        """Run `fn` on the worker before any queued job; returns its future."""
+        """Run `fn` on the worker before any queued job (between rounds of stepped jobs); returns its future."""
         fut: Future = Future()
         with self._cond:
             if self._stopped:
@@ -114,8 +144,9 @@ class Scheduler:
         return fut
 
     def running_key(self) -> str | None:
-        job = self._running
-        return job.key if job else None
+        """The document of the oldest job in flight."""
+        with self._cond:
+            return self._running[0].key if self._running else None
 
     def queued(self) -> int:
         with self._cond:
@@ -130,8 +161,8 @@ class Scheduler:
                 _fn, fut = self._control.popleft()
                 if not fut.done():
                     fut.set_exception(Cancelled("shutdown"))
-            if self._running is not None:
-                self._running.cancel("cancelled")
+            for running in self._running:
+                running.cancel("cancelled")
             self._cond.notify_all()
 
     def join(self, timeout: float | None = None) -> None:
@@ -157,8 +188,8 @@ class Scheduler:
         else:
             job.future.set_result(outcome)
 
-    def _next(self) -> tuple[Callable[[], Any], Future] | Job | None:
-        """Pick the next control call or ready job; None means stop. Waits as needed."""
+    def _next(self) -> Any:
+        """Pick the next control call, probe, job to start or round to run; None means stop. Waits as needed."""
         with self._cond:
             while True:
                 if self._control:
@@ -168,15 +199,21 @@ class Scheduler:
                 now = time.perf_counter()
                 unprobed = next((j for j in self._queue if j.ready_at is None), None)
                 if unprobed is not None:
-                    return ("probe", unprobed)  # type: ignore[return-value]
-                ready = next((j for j in self._queue if not j.background and j.ready_at is not None
-                              and j.ready_at <= now), None)
-                if ready is None and not any(not j.background for j in self._queue):
-                    ready = next((j for j in self._queue if j.ready_at is not None and j.ready_at <= now), None)
+                    return ("probe", unprobed)
+                ready = None
+                if len(self._running) < self.max_in_flight:
+                    ready = next((j for j in self._queue if not j.background and j.ready_at is not None
+                                  and j.ready_at <= now), None)
+                    # Background work starts only when no real job waits or runs.
+                    idle = not any(not j.background for j in [*self._queue, *self._running])
+                    if ready is None and idle:
+                        ready = next((j for j in self._queue if j.ready_at is not None and j.ready_at <= now), None)
                 if ready is not None:
                     self._queue.remove(ready)
-                    self._running = ready
+                    self._running.append(ready)
                     return ready
+                if self._flights:
+                    return _ROUND
                 wake = min((j.ready_at for j in self._queue if j.ready_at is not None), default=None)
                 self._cond.wait(None if wake is None else max(wake - now, 0.0005))
 
@@ -193,35 +230,107 @@ class Scheduler:
         while True:
             item = self._next()
             if item is None:
+                for flight in list(self._flights):
+                    flight.steps.close()
+                    self._done(flight.job, Cancelled("shutdown"))
+                self._flights.clear()
                 return
-            if isinstance(item, tuple) and item[0] == "probe":
+            if item is _ROUND:
+                self._round()
+            elif isinstance(item, tuple) and item[0] == "probe":
                 self._probe(item[1])
-                continue
-            if isinstance(item, tuple):
+            elif isinstance(item, tuple):
                 fn, fut = item
                 try:
                     fut.set_result(fn())
                 except BaseException as exc:  # noqa: BLE001 - reported through the future
                     fut.set_exception(exc)
-                continue
-            job = item
-            job.started = time.perf_counter()
-            job.debounced_s = max(0.0, (job.ready_at or job.created) - job.created)
+            else:
+                self._start(item)
+
+    def _start(self, job: Job) -> None:
+        """Run a job, or, when it turns out stepped, advance its coroutine to the first work it asks for."""
+        self._reap()  # a job it superseded must be closed before it touches the same document's cache
+        job.started = time.perf_counter()
+        job.debounced_s = max(0.0, (job.ready_at or job.created) - job.created)
+        try:
+            if job.token.cancelled:
+                raise Cancelled(job.token.reason)
+            result = job.run(job)
+        except BaseException as exc:  # noqa: BLE001 - answered through the job
+            self._done(job, exc)
+            return
+        if inspect.isgenerator(result):
+            flight = _InFlight(job, result)
+            self._flights.append(flight)
+            self._advance(flight, None)
+        else:
+            self._done(job, result)
+
+    def _round(self) -> None:
+        """One step for every stepped job in flight: their work computed in one `batch` call, results sent back."""
+        self._reap()
+        flights = list(self._flights)
+        asking = [f for f in flights if f.work is not None]
+        results: dict[int, Any] = {}
+        if asking:
+            if self.batch is None:
+                raise RuntimeError("stepped jobs ask for work but the scheduler has no `batch` function")
             try:
-                if job.token.cancelled:
-                    raise Cancelled(job.token.reason)
-                result = job.run(job)
-                if job.token.cancelled:
-                    # Finished just as it was superseded: its text is for an older document version.
-                    raise Cancelled(job.token.reason)
-                if not job.future.done():
-                    job.future.set_result(result)
-            except Cancelled as exc:
-                self._finish(job, exc.reason)
-            except BaseException as exc:
-                log.exception("inference job failed")
-                if not job.future.done():
-                    job.future.set_exception(exc)
-            finally:
-                with self._cond:
-                    self._running = None
+                outs = self.batch([f.work for f in asking])
+                results = {id(f): out for f, out in zip(asking, outs)}
+                if len(asking) > 1:
+                    for f in asking:
+                        f.job.shared_steps += 1
+            except Exception:  # noqa: BLE001 - find whose work failed: each alone, the failure to its owner
+                for f in asking:
+                    try:
+                        results[id(f)] = self.batch([f.work])[0]
+                    except Exception as exc:  # noqa: BLE001
+                        results[id(f)] = exc
+        for f in flights:
+            self._advance(f, results.get(id(f)))
+
+    def _reap(self) -> None:
+        """Close the stepped jobs cancelled since the last round (their clean-up runs now): cancelled work is never
+        computed, and the next job for their document starts from a cache they no longer use."""
+        for flight in [f for f in self._flights if f.job.token.cancelled]:
+            flight.steps.close()
+            self._flights.remove(flight)
+            self._done(flight.job, Cancelled(flight.job.token.reason))
+
+    def _advance(self, flight: _InFlight, result: Any) -> None:
+        """Send a stepped job its result (an exception is thrown into it); it asks for more work or ends."""
+        job = flight.job
+        try:
+            if job.token.cancelled:
+                raise Cancelled(job.token.reason)
+            if isinstance(result, BaseException):
+                flight.work = flight.steps.throw(result)
+            else:
+                flight.work = flight.steps.send(result)  # (None starts it, and answers a chunk it ran alone)
+            return
+        except StopIteration as end:
+            outcome: Any = end.value
+        except BaseException as exc:  # noqa: BLE001 - answered through the job
+            flight.steps.close()
+            outcome = exc
+        self._flights.remove(flight)
+        self._done(job, outcome)
+
+    def _done(self, job: Job, outcome: Any) -> None:
+        """Answer a job that ran: its result, its cancellation (or a late supersede) or its failure."""
+        with self._cond:
+            if job in self._running:
+                self._running.remove(job)
+        if isinstance(outcome, Cancelled):
+            self._finish(job, outcome.reason)
+        elif isinstance(outcome, BaseException):
+            log.error("inference job failed", exc_info=outcome)
+            if not job.future.done():
+                job.future.set_exception(outcome)
+        elif job.token.cancelled:
+            # Finished just as it was superseded: its text is for an older document version.
+            self._finish(job, job.token.reason)
+        elif not job.future.done():
+            job.future.set_result(outcome)

@@ -13,13 +13,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import mlx.core as mx
-from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
+from mlx_lm.models.cache import KVCache, make_prompt_cache
 
+from .adapter import repeat_cache
 from .cache import DocumentCache
-from .decode import CancelToken, _batched_cache, prefill_chunked
+from .decode import CancelToken, DecodeSettings, LogitsProcessor, Verdict, decode_branches, prefill_chunked
 from .model import LoadedModel
 
 # Options per forward pass; larger sets are scored in several passes of this size (memory: one KV copy each).
@@ -114,7 +114,7 @@ def _score_batch(lm: LoadedModel, doc: DocumentCache, first: mx.array, options: 
     inputs = [o[:-1] + [0] * (width - len(o) + 1) if o else [0] * width for o in options]
     targets = [o[1:] + [0] * (width - len(o) + 1) if o else [0] * width for o in options]
     mask = mx.array([[1.0 if j < len(o) - 1 else 0.0 for j in range(width)] for o in options])
-    cache = _batched_cache(doc, len(options))
+    cache = repeat_cache(doc, len(options))
     logits = lm.model(mx.array(inputs), cache=cache)
     lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
     token_lp = mx.take_along_axis(lp, mx.array(targets)[..., None], axis=-1)[..., 0]
@@ -125,9 +125,6 @@ def _score_batch(lm: LoadedModel, doc: DocumentCache, first: mx.array, options: 
 
 
 # -- constrained decoding ----------------------------------------------------------------------------------
-
-# mlx-lm's logits-processor convention: (tokens generated so far, logits of shape (1, vocab)) -> logits.
-LogitsProcessor = Callable[[mx.array, mx.array], mx.array]
 
 
 @dataclass
@@ -153,35 +150,24 @@ def constrained_decode(
 ) -> ConstrainedResult:
     """Greedy decoding where `processor` reshapes every step's logits (e.g. masks tokens a grammar forbids).
 
-    Stops when `stop(token)` is true for the chosen token (that token is kept; the caller decides whether it
+    `processor` follows mlx-lm's convention for one sequence: (tokens so far (n,), logits (1, vocab)). Stops
+    when `stop(token)` is true for the chosen token (that token is kept; the caller decides whether it
     belongs to the output) or after `max_tokens`. Generated tokens never stay in a document's cache.
     """
     cancel = cancel or CancelToken()
     cache = borrow(lm, doc, prompt_ids)
     pre = prefill_chunked(lm.model, cache, prompt_ids, chunk, cancel)
     out = ConstrainedResult([], prompt_tokens=len(prompt_ids), reused_tokens=pre.reused, prefill_ms=pre.ms)
+    if max_tokens <= 0:
+        return out
     t0 = time.perf_counter()
-    layers: Any = cache.layers
-    in_place = can_trim_prompt_cache(layers)
-    if not in_place:
-        layers = _batched_cache(cache, 1)
-    logits = pre.logits[None]
-    try:
-        for _ in range(max_tokens):
-            cancel.check()
-            logits = processor(mx.array(out.ids, dtype=mx.int32), logits)
-            lp = logits[0] - mx.logsumexp(logits[0])
-            tok = mx.argmax(lp)
-            mx.eval(tok, lp)
-            t: int = tok.item()  # type: ignore[assignment]
-            out.ids.append(t)
-            out.logprobs.append(lp[t].item())  # type: ignore[arg-type]
-            if stop(t):
-                out.stopped = True
-                break
-            logits = lm.model(mx.array([[t]]), cache=layers)[:, -1, :]
-    finally:
-        if in_place:
-            trim_prompt_cache(layers, layers[0].size() - len(cache.ids))
+    settings = DecodeSettings(
+        k=1,
+        max_tokens=max_tokens,
+        stop=lambda _ids, token: Verdict.END if stop(token) else Verdict.GO,
+        logits_processors=[lambda history, logits: processor(history[0], logits)],
+    )
+    [branch] = decode_branches(lm.model, cache, pre.logits, settings, cancel)
+    out.ids, out.logprobs, out.stopped = branch.ids, branch.logprobs, branch.done
     out.decode_ms = (time.perf_counter() - t0) * 1000
     return out

@@ -21,6 +21,7 @@ class RequestStats:
     prefill_ms: float = 0.0
     decode_tokens: int = 0
     decode_ms: float = 0.0
+    shared_steps: int = 0  # model steps computed together with other documents' requests
     postprocess_ms: float = 0.0
     total_ms: float = 0.0
     candidates: int = 0
@@ -47,12 +48,19 @@ def percentile(values: list[float], q: float) -> float:
     if not values:
         return 0.0
     s = sorted(values)
-    idx = min(len(s) - 1, max(0, int(round(q / 100 * (len(s) - 1)))))
+    idx = min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))
     return s[idx]
 
 
+MAX_ERROR_CAUSES = 32  # distinct error messages counted one by one; the rest count under OTHER_ERRORS
+OTHER_ERRORS = "(other errors)"
+
+
 class StatsBook:
-    """Keeps the last `keep` request records and running totals; safe to use from any thread."""
+    """Keeps the last `keep` request records and running totals; safe to use from any thread.
+
+    Every error is also counted by its cause (`by_error`), so a long run tells what failed after its records
+    have left the recent window."""
 
     def __init__(self, keep: int = 256) -> None:
         self._lock = threading.Lock()
@@ -68,6 +76,7 @@ class StatsBook:
         }
         self.by_status: dict[str, int] = {}
         self.by_source: dict[str, int] = {}
+        self.by_error: dict[str, int] = {}
 
     def new(self, doc: str, kind: str) -> RequestStats:
         with self._lock:
@@ -87,6 +96,10 @@ class StatsBook:
             t["prefill_ms"] += st.prefill_ms
             self.by_status[st.status] = self.by_status.get(st.status, 0) + 1
             self.by_source[st.source] = self.by_source.get(st.source, 0) + 1
+            if st.status == "error":
+                cause = st.error or "unknown"
+                cause = cause if cause in self.by_error or len(self.by_error) < MAX_ERROR_CAUSES else OTHER_ERRORS
+                self.by_error[cause] = self.by_error.get(cause, 0) + 1
 
     def recent(self, n: int | None = None) -> list[RequestStats]:
         with self._lock:
@@ -106,6 +119,7 @@ class StatsBook:
             # Keys as identifiers (typed_through, warm_up): some clients turn results into named tuples.
             "by_status": {k.replace("-", "_"): v for k, v in self.by_status.items()},
             "by_source": {k.replace("-", "_"): v for k, v in self.by_source.items()},
+            "by_error": dict(self.by_error),
         }
 
     def reset(self) -> None:
@@ -115,3 +129,4 @@ class StatsBook:
                 self.totals[k] = 0
             self.by_status.clear()
             self.by_source.clear()
+            self.by_error.clear()

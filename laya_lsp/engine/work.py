@@ -23,7 +23,7 @@ import mlx.core as mx
 
 from .cache import DocumentCache
 from .context import ContextWindow, suffix_ids
-from .decode import Cancelled, CancelToken, DecodeSettings, decode_branches, prefill_chunked
+from .decode import Cancelled, CancelToken, DecodeSettings, LineStop, decode_branches, prefill_chunked
 from .model import LoadedModel
 from .scheduler import Job
 from .score import ConstrainedResult, ScoreResult, borrow, constrained_decode, score_options
@@ -121,8 +121,8 @@ class ModelWork:
         cache = borrow(lm, self._document() if self._document else None, prompt)
         pre = prefill_chunked(lm.model, cache, prompt, self._chunk, self._token)
         t0 = time.perf_counter()
-        dec = DecodeSettings(k=k, max_tokens=max_tokens, max_lines=max_lines, stop_ids=lm.stop_ids)
-        branches = decode_branches(lm.model, cache, pre.logits, dec, lm.newline_ids, self._token, lm.blank_ids)
+        stop = LineStop(max_lines, frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids)
+        branches = decode_branches(lm.model, cache, pre.logits, DecodeSettings(k, max_tokens, stop), self._token)
         out = [Candidate(lm.decode(br.ids), br.logprob, len(br.ids)) for br in branches]
         self._count(len(prompt), pre.reused, pre.ms, max((c.tokens for c in out), default=0),
                     (time.perf_counter() - t0) * 1000)

@@ -6,6 +6,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from ..memory import MemoryProbe
 from .documents import open_document
 from .server import LayaServer
 
@@ -23,6 +24,8 @@ def _get(params: Any, key: str, default: Any) -> Any:
 
 
 def register(server: LayaServer) -> None:
+    probe = MemoryProbe()
+
     @server.feature(FOCUS_METHOD)
     def focus(ls: LayaServer, params: Any) -> None:
         """Notification {textDocument: {uri}, position}: the user is in this buffer at this position; its cache
@@ -40,12 +43,17 @@ def register(server: LayaServer) -> None:
 
     @server.feature(STATS_METHOD)
     async def stats(ls: LayaServer, params: Any = None) -> dict[str, Any]:
-        """Recent requests and aggregates; params: {"recent": N (default 50), "reset": bool}."""
+        """Recent requests and aggregates; params: {"recent": N (default 50), "reset": bool, "memory": bool}.
+        With "memory", also where the server's memory is (laya_lsp/memory.py; slow: for soaks and bug reports)."""
         n = _get(params, "recent", 50)
         n = n if isinstance(n, int) and n >= 0 else 50
         reset = _get(params, "reset", False) is True
         # Waits for the cache sizes: the report is ordered after the requests before it.
-        return await ls.orchestrator.report(n, reset, cache_wait_s=None)
+        out = await ls.orchestrator.report(n, reset, cache_wait_s=None)
+        if _get(params, "memory", False) is True:
+            out["memory"] = probe.report({"workspaceDocuments": len(ls.workspace.text_documents),
+                                          **ls.orchestrator.sizes()})
+        return out
 
     @server.feature(DOCUMENT_TEXT_METHOD)
     def document_text(ls: LayaServer, params: Any = None) -> dict[str, Any] | None:

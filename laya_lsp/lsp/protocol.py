@@ -234,6 +234,9 @@ class LayaProtocol(LanguageServerProtocol):
             problem = "id must be an integer or a string"
         elif "method" not in data and not has_id:
             problem = "neither a request, a notification nor a response"
+        elif "method" in data and ("result" in data or "error" in data):
+            # pygls would take a request with an "error" key for a response, and never answer it.
+            problem = "a request or notification has no result or error"
         elif "params" in data and data["params"] is not None and not isinstance(data["params"], (dict, list)):
             problem = "params must be an object or an array"
         if problem is not None:
@@ -292,6 +295,16 @@ class LayaProtocol(LanguageServerProtocol):
             self.handle_message(message)
         except Exception:  # pygls answers a request whose handler fails; this is a fault in dispatch itself
             log.exception("failed to handle %s", method)
+        if method is not None and not is_request:
+            self._forget_finished_notifications()
+
+    def _forget_finished_notifications(self) -> None:
+        """pygls 2.1.1 files each notification handler's future in its request table under a fresh uuid and never
+        removes it (a Future per keystroke: the soak's slow RSS growth); pygls offers no public way around it, so
+        finished ones are dropped here (requests pop their own when done)."""
+        table = self._request_futures
+        for key in [k for k, f in table.items() if f.done()]:
+            del table[key]
 
 
 def _is_notification_method(method: str) -> bool:

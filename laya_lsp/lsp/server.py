@@ -20,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__, bootstrap
 from ..config import Settings, SettingsError, parse_settings
 from ..engine import ModelLoadError
+from ..memory import release_free_heap_periodically
 from ..orchestrator import Orchestrator
 from .documents import open_document
 from .protocol import LayaProtocol, serve_stream, stdin_chunks, strict_converter
@@ -43,6 +44,7 @@ class LayaServer(LanguageServer):
         self._progress_n = 0
         self.pending_error: str | None = None
         self.first_load: Future | None = None
+        self.heap_task: asyncio.Task | None = None
 
     # -- transports: our framing loop (protocol.py) instead of pygls' readline-based one ----------------
     @property
@@ -125,28 +127,38 @@ class LayaServer(LanguageServer):
         return load
 
     async def load_model(self, done: Future) -> None:
-        """Load the configured model (resolving `done`), reporting $/progress where the client supports it."""
-        loop = asyncio.get_running_loop()
-        token: str | None = None
-        if self.supports_progress():
-            self._progress_n += 1
-            token = f"laya-load-model-{self._progress_n}"
-            try:
-                # Bounded: a client that never answers would otherwise keep the model from ever loading.
-                await asyncio.wait_for(self.work_done_progress.create_async(token), PROGRESS_CREATE_TIMEOUT_S)
-                self.work_done_progress.begin(
-                    token, lsp.WorkDoneProgressBegin(title="laya: loading model", percentage=0, cancellable=False)
-                )
-            except Exception:
-                log.exception("work done progress refused")
-                token = None
+        """Load the configured model (resolving `done`), reporting $/progress where the client supports it.
 
-        def progress(message: str, pct: int) -> None:
+        The load starts at once; the progress token is asked for meanwhile (a client may take its time to
+        answer), and the latest step is re-sent once the client accepts it."""
+        token: str | None = None
+        latest: lsp.WorkDoneProgressReport | None = None
+        loop = asyncio.get_running_loop()
+
+        def report(message: str, pct: int) -> None:
+            nonlocal latest
+            latest = lsp.WorkDoneProgressReport(message=message, percentage=pct)
             if token is not None:
-                report = lsp.WorkDoneProgressReport(message=message, percentage=pct)
-                loop.call_soon_threadsafe(self.work_done_progress.report, token, report)
+                self.work_done_progress.report(token, latest)
+
+        def progress(message: str, pct: int) -> None:  # called on the loading thread
+            loop.call_soon_threadsafe(report, message, pct)
 
         bootstrap.load_in_background(self.engine, self.settings, progress, done)
+        if self.supports_progress():
+            self._progress_n += 1
+            name = f"laya-load-model-{self._progress_n}"
+            try:
+                # Bounded: a client that never answers gets no progress (the model loads regardless).
+                await asyncio.wait_for(self.work_done_progress.create_async(name), PROGRESS_CREATE_TIMEOUT_S)
+                self.work_done_progress.begin(
+                    name, lsp.WorkDoneProgressBegin(title="laya: loading model", percentage=0, cancellable=False)
+                )
+                token = name
+                if latest is not None:
+                    self.work_done_progress.report(token, latest)
+            except Exception:
+                log.exception("work done progress refused")
         try:
             info = await asyncio.shield(asyncio.wrap_future(done))
             self.log_info(
@@ -222,6 +234,8 @@ def _register_lifecycle(server: LayaServer) -> None:
         if ls.pending_error:
             ls.show_error(ls.pending_error)
         asyncio.ensure_future(ls.load_model(ls.first_load or ls.expect_model()))
+        # glibc keeps freed pages of short-lived buffers; trimming lets RSS follow what the server uses.
+        ls.heap_task = asyncio.ensure_future(release_free_heap_periodically())
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: LayaServer, params: lsp.DidChangeConfigurationParams) -> None:

@@ -50,6 +50,11 @@ class Orchestrator:
         """A model load started (or will: `load` resolves when it is done); requests wait for it, bounded."""
         self.gate.loading(load)
 
+    def sizes(self) -> dict[str, int]:
+        """How much per-request state is kept (for the memory report: each of these must stay bounded)."""
+        return {"statsKept": len(self.engine.stats.recent()), "crossFileChunks": len(self.completions.ring),
+                "trackedDocuments": self.completions.tracked()}
+
     async def report(self, recent: int = 50, reset: bool = False,
                      cache_wait_s: float | None = CACHE_WAIT_S) -> dict[str, Any]:
         """The `laya/stats` report (see report.engine_report). While a model loads (on the worker) the cache

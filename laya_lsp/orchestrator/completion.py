@@ -123,6 +123,10 @@ class CompletionFlow:
     def pasted(self, doc_id: str, text: str) -> None:
         self.context.ring.observe_paste(doc_id, text)
 
+    def tracked(self) -> int:
+        """Documents whose per-document state (shown answer, speculation, language) is kept."""
+        return len(self._language)
+
     def closed(self, doc_id: str) -> None:
         """Forget the document's state and free its cache."""
         self._shown.pop(doc_id, None)
@@ -350,4 +354,4 @@ class CompletionFlow:
     def _prefill(self, doc_id: str, doc: SyntaxDocument, offset: int) -> None:
         plan = CompletionPlan(True, "warm-up")
         self.engine.prefill(self.request_for(doc_id, doc, offset, "warm-up", plan, None, debounce=False,
-                                                 source="warm-up"))
+                                             background=True, source="warm-up"))

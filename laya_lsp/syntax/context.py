@@ -25,6 +25,7 @@ _PY_COMPOUND = frozenset({"def", "class", "if", "elif", "else", "for", "while", 
                           "with", "async", "match", "case"})
 _SCAN_LINES = 24  # lines either side of the cursor used to guess the indentation unit
 _TEXT_SCAN_CHARS = 3000  # how far the text fallback looks for a closing bracket
+_LEVEL_SCAN_CHARS = 20000  # how far up the text fallback looks for the enclosing blocks of a broken tree
 
 
 def leading_ws(line: str) -> str:
@@ -46,7 +47,7 @@ class CursorContext:
     line_suffix: str  # text of the cursor line after the cursor, without the line ending
     eol: str  # the document's line ending ("\n" or "\r\n")
     line_indent: str  # indentation of the cursor line
-    prev_line: str | None  # nearest non-blank line above the cursor line
+    prev_line: str | None  # nearest line of code above the cursor line (blank and comment-only lines skipped)
     next_lines: tuple[str, ...]  # up to eight non-blank lines below the cursor line
     indent_unit: str  # one level of indentation in this document
     in_comment: bool
@@ -73,19 +74,79 @@ class CursorContext:
         return base + self.indent_unit if self.opener_before else base
 
 
-def _indent_levels(before: list[str]) -> tuple[int, ...]:
-    """Python: the indentation widths open at the cursor line (each enclosing block's), innermost last."""
+def _last_code_end(text: str, line_start: int) -> int | None:
+    """Index just after the last code above the line starting at `line_start` (blank and `#` lines skipped)."""
+    end = line_start
+    while end > 0:
+        start = max(text.rfind("\n", 0, end - 1), text.rfind("\r", 0, end - 1)) + 1
+        body = text[start:end].strip()
+        if body and not body.startswith("#"):
+            return start + len(text[start:end].rstrip())
+        end = start
+    return None
+
+
+def _levels_from_tree(doc: SyntaxDocument, code_end: int) -> tuple[int, ...] | None:
+    """Python: the indentation of every block enclosing the code that ends at `code_end`, from the tree
+    (continuation lines and string contents, whose indentation is free, do not count); None unless the file
+    parses cleanly from column 0 (error recovery, or a file cut out of a larger one, misplaces blocks)."""
+    assert doc.tree is not None
+    root = doc.tree.root_node
+    first_statement = next((c for c in root.children if not _is_comment(c)), None)
+    if root.has_error or (first_statement is not None and first_statement.start_point.column != 0):
+        return None
+    data = doc.data
+    byte = doc.byte_offset(code_end) - 1
+    node: tree_sitter.Node | None = root.descendant_for_byte_range(byte, byte)
+    levels = {0}
+    while node is not None:
+        if node.type == "block":
+            first = next((c for c in node.children if not _is_comment(c)), None)
+            if first is not None:
+                line_start = data.rfind(b"\n", 0, first.start_byte) + 1
+                lead = data[line_start:first.start_byte]
+                if not lead.strip():  # not a one-line body (`if x: y`), which opens no indentation level
+                    levels.add(width(lead.decode("utf-8", "replace")))
+        node = node.parent
+    return tuple(sorted(levels))
+
+
+def _levels_from_text(doc: SyntaxDocument, line_start: int) -> tuple[int, ...]:
+    """Python, when the tree is broken: each lower indentation met going up from the cursor line, down to a
+    line at column 0; () when none is met within `_LEVEL_SCAN_CHARS` (the levels are then unknown). Lines the
+    tree puts inside a string do not count (their indentation is free)."""
+    text = doc.text
+    root = doc.tree.root_node if doc.tree is not None else None
     levels: list[int] = []
-    for line in reversed(before):
-        body = line.lstrip(" \t")
+    position = line_start
+    for line in reversed(text[max(0, line_start - _LEVEL_SCAN_CHARS):line_start].splitlines(keepends=True)):
+        position -= len(line)
+        content = line.rstrip("\r\n")
+        body = content.lstrip(" \t")
         if not body or body.startswith("#"):
             continue
-        level = width(line[: len(line) - len(body)])
-        if not levels or level < levels[0]:
-            levels.insert(0, level)
-            if level == 0:
-                break
-    return tuple(levels) or (0,)
+        level = width(content[: len(content) - len(body)])
+        if levels and level >= levels[0]:
+            continue
+        if root is not None:
+            byte = doc.byte_offset(position + len(content) - len(body))
+            string = _ancestor(root.descendant_for_byte_range(byte, byte), _is_string)
+            if string is not None and string.start_byte < byte:  # the line starts inside an earlier string
+                continue
+        levels.insert(0, level)
+        if level == 0:
+            return tuple(levels)
+    return (0,) if not text[:line_start].strip() else ()
+
+
+def _indent_levels(doc: SyntaxDocument, line_start: int) -> tuple[int, ...]:
+    """Python: the indentation widths of the blocks open at the cursor line, outermost first (every enclosing
+    block of the code above, however far up it starts); () when they cannot be known."""
+    code_end = _last_code_end(doc.text, line_start)
+    if code_end is None:
+        return (0,)
+    levels = _levels_from_tree(doc, code_end) if doc.tree is not None else None
+    return levels if levels is not None else _levels_from_text(doc, line_start)
 
 
 def _lines_around(text: str, offset: int) -> tuple[int, int]:
@@ -192,16 +253,39 @@ def _text_comment_or_string(prefix: str, spec: LanguageSpec) -> tuple[bool, str 
     return False, open_quote
 
 
+def _header_colon(doc: SyntaxDocument, index: int) -> bool:
+    """Python: the `:` at `index` ends a compound statement's header spanning lines (`) -> None:`), as the
+    tree says (its first line holds the keyword)."""
+    if doc.tree is None:
+        return False
+    byte = doc.byte_offset(index)
+    node = doc.tree.root_node.descendant_for_byte_range(byte, byte + 1)
+    parent = node.parent if node is not None and node.type == ":" else None
+    return parent is not None and parent.type.endswith(("_definition", "_statement", "_clause"))
+
+
 def _opener_before(doc: SyntaxDocument, code: str, code_end: int) -> str | None:
-    """The opener (`{`, `(`, `[`, or `:` in Python) ending `code`, unless it is inside a comment or string."""
+    """The opener (`{`, `(`, `[`, or `:` in Python) ending `code` (before a trailing comment), unless it is
+    inside a comment or string."""
     stripped = code.rstrip()
     if not stripped:
         return None
+    if doc.tree is not None:  # `def f():  # why` still opens a block
+        start = code_end - len(code)
+        byte = doc.byte_offset(start + len(stripped) - 1)
+        comment = _ancestor(doc.tree.root_node.descendant_for_byte_range(byte, byte + 1), _is_comment)
+        if comment is not None and comment.start_byte > doc.byte_offset(start):
+            code_end = doc.index_of_byte(comment.start_byte)
+            code = doc.text[start:code_end]
+            stripped = code.rstrip()
+            if not stripped:
+                return None
     last = stripped[-1]
     spec = doc.spec
     if last == ":" and ":" in spec.block_openers:
         first_word = _FIRST_WORD.match(stripped.lstrip())
-        if spec.indentation_syntax and (first_word is None or first_word.group() not in _PY_COMPOUND):
+        if spec.indentation_syntax and (first_word is None or first_word.group() not in _PY_COMPOUND) \
+                and not _header_colon(doc, code_end - (len(code) - len(stripped)) - 1):
             return None  # a slice, a dict entry or an annotation, not a block
     elif last not in OPEN_TO_CLOSE:
         return None
@@ -261,7 +345,9 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
     eol = "\r\n" if text.find("\r\n", max(0, start - 2), end + 2) >= 0 or "\r\n" in text[:2000] else "\n"
     before = text[max(0, start - 2000):start].splitlines()[-_SCAN_LINES:]
     after = text[end:end + 1000].splitlines()[1:_SCAN_LINES // 2]
-    prev_line = next((ln for ln in reversed(before) if ln.strip()), None)
+    comment = doc.spec.line_comment
+    prev_line = next((ln for ln in reversed(before) if ln.strip() and not (comment and ln.lstrip().startswith(comment))),
+                     None)
     next_lines = tuple(ln for ln in after if ln.strip())[:8]
     line_prefix, line_suffix = text[start:offset], text[offset:end]
     spec = doc.spec
@@ -278,6 +364,13 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
     else:
         opener = None
     closed, empty, in_brackets = _enclosing_state(doc, byte)
+    if not in_brackets and doc.tree is not None and doc.tree.root_node.has_error:
+        # Error recovery may have lost the bracket around the cursor (`if (a and█` above its rest): the lines
+        # from the statement's first line (the nearest one indented less than the cursor's) tell.
+        depth = width(leading_ws(text[start:end]))
+        first = next((i for i in range(len(before) - 1, -1, -1)
+                      if before[i].strip() and width(leading_ws(before[i])) < depth), len(before))
+        in_brackets = bool(scan_brackets("\n".join([*before[first:], line_prefix]), spec).unclosed)
     if closed is None:
         closed = _closed_by_text(text, offset, opener, spec)
     context = CursorContext(
@@ -286,7 +379,7 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
         indent_unit=_indent_unit(before[-12:] + [text[start:end]] + after[:6], spec.default_indent), in_comment=in_comment,
         in_string=in_string, opener_before=opener, enclosing_closed=closed, empty_block=empty,
         in_brackets=in_brackets, code_above=tuple((width(leading_ws(ln)), ln.strip()) for ln in before if ln.strip())
-        if spec.indentation_syntax else (), in_interpolation=any(q in line_suffix for q in "\"'`") and _in_interpolation(doc, byte), indent_levels=_indent_levels(before) if spec.indentation_syntax else (),
+        if spec.indentation_syntax else (), in_interpolation=any(q in line_suffix for q in "\"'`") and _in_interpolation(doc, byte), indent_levels=_indent_levels(doc, start) if spec.indentation_syntax else (),
     )
     doc.memo[("context", offset)] = context
     return context

@@ -16,7 +16,9 @@ from .languages import LanguageSpec
 
 def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
     """Python: stop at a line whose indentation matches no open block (a dedent to nowhere, or an indent
-    without a `:` line before it). Python rejects such a file; tree-sitter-python quietly accepts it."""
+    without a `:` line before it), and at the last statement after which the code below still fits (a block
+    typed above code may run on past the header that code needs). Python rejects such a file;
+    tree-sitter-python quietly accepts it."""
     if not spec.indentation_syntax or not ctx.indent_levels or ctx.in_brackets or ctx.in_comment:
         return text
     if ctx.in_string is not None or '"""' in text or "\'\'\'" in text:
@@ -36,11 +38,13 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
             stack.pop()
         if cursor_indent > stack[-1]:
             stack.append(cursor_indent)
-        opens, first = (ctx.line_prefix + lines[0]).rstrip().endswith(":"), 1
+        opens, first = _code_of(ctx.line_prefix + lines[0], spec).endswith(":"), 1
     # Lines above, nearest last, as (indent, code): an `else:`/`except:` needs its statement right above.
     above = list(ctx.code_above)
     if not ctx.prefix_blank:
         above.append((width(ctx.line_indent), (ctx.line_prefix + lines[0]).strip()))
+    # Where the candidate may end (after a whole statement) and the levels open there: (lines kept, stack, opens).
+    ends = [(first, list(stack), opens)]
     for index in range(first, len(lines)):
         line = lines[index]
         body = line.strip()
@@ -48,30 +52,47 @@ def cut_at_inconsistent_indent(text: str, ctx: CursorContext, spec: LanguageSpec
             continue
         indent = width((ctx.line_prefix if index == 0 else "") + leading_ws(line))
         if not _indent_fits(stack, indent, opens) or not _clause_has_owner(body, indent, above):
-            return "\n".join(lines[:index]).rstrip() if index else ""
+            lines = lines[:index]
+            break
         above.append((indent, body))
         # Opens a block: ends in `:` outside brackets and comments (`(# x:` then more lines does not).
         end_depth = depths[index + 1] if index + 1 < len(depths) else len(scan_brackets(text, spec).unclosed)
-        opens = end_depth == 0 and _code_of(body).endswith(":")
-    scan = scan_brackets(text, spec)
-    if scan.unclosed or text.rstrip().endswith("\\"):
+        opens = end_depth == 0 and _code_of(body, spec).endswith(":")
+        if end_depth == 0:
+            ends.append((index + 1, list(stack), opens))
+    last_end, levels, opened = ends[-1]
+    if not any(line.strip() and not line.strip().startswith("#") for line in lines[last_end:]):
+        ends[-1] = (len(lines), levels, opened)  # blank lines and comments after the last statement stay
+    if len(lines) == len(depths) and (scan_brackets(text, spec).unclosed or text.rstrip().endswith("\\")):
         return text  # what follows continues an open bracket or line: its indentation is free
-    # The code that follows must still fit, line by line, until it is back at the cursor line's level: the
-    # rest of the cursor line when the candidate pushes it down, then the next lines. (Even a one-line
-    # candidate matters: `except E:█` + `x` makes a one-liner, and the indented body below then fails.)
+    # The code that follows must still fit after it: the longest candidate that leaves it fitting is kept.
+    for keep, levels, opened in reversed(ends):
+        if _following_fits(levels, opened, ctx, spec):
+            return text if keep == len(depths) else "\n".join(lines[:keep]).rstrip()
+    return ""
+
+
+def _following_fits(stack: list[int], opens: bool, ctx: CursorContext, spec: LanguageSpec) -> bool:
+    """Does the code after the candidate still fit, line by line, until it is back at the cursor line's
+    level? The rest of the cursor line when the candidate pushes it down, then the next lines. (Even a one-line
+    candidate matters: `except E:█` + `x` makes a one-liner, and the indented body below then fails.)"""
     pushed = [ctx.line_prefix + ctx.line_suffix] if ctx.prefix_blank and ctx.line_suffix.strip() else []
     base = width(ctx.line_prefix if ctx.prefix_blank else ctx.line_indent)
-    for line in [*pushed, *ctx.next_lines]:
+    following = [*pushed, *ctx.next_lines]
+    after = scan_brackets("\n".join(following), spec)
+    for line, depth, end_depth in zip(following, after.line_depths, [*after.line_depths[1:], len(after.unclosed)]):
         body = line.strip()
         if body.startswith("#"):
             continue
-        indent = width(leading_ws(line))
-        if not _indent_fits(stack, indent, opens):
-            return ""
-        if indent <= base or '"""' in body or "\'\'\'" in body:
-            break  # back at the cursor's level; or a multi-line string, whose inside has free indentation
-        opens = body.endswith(":")
-    return text
+        if depth == 0:  # a continuation line inside brackets has free indentation
+            indent = width(leading_ws(line))
+            if not _indent_fits(stack, indent, opens):
+                return False
+            if indent <= base or '"""' in body or "\'\'\'" in body:
+                break  # back at the cursor's level; or a multi-line string, whose inside has free indentation
+        if end_depth == 0:  # a statement spanning lines opens a block where its last line ends in `:`
+            opens = _code_of(body, spec).endswith(":")
+    return True
 
 
 _BRACE_OPEN_END = ("=", "+", "-", "*", "%", "&", "|", "^", "!", "?", ".", "<", "=>", "->")
@@ -92,9 +113,11 @@ def last_line_left_open(text: str, ctx: CursorContext, spec: LanguageSpec) -> bo
 _PY_OPEN_END = ("=", "+", "-", "*", "/", "%", "&", "|", "^", "<", ">", ".", "@", "~", " and", " or", " not")
 
 
-def _code_of(line: str) -> str:
-    """The line without a trailing `#` comment (lines with quotes are kept whole: `#` may be in a string)."""
-    return line.split("#", 1)[0].rstrip() if "#" in line and "'" not in line and '"' not in line else line.rstrip()
+def _code_of(line: str, spec: LanguageSpec) -> str:
+    """The line without its trailing comment (`def f():  # why` opens a block; a `#` in a string stays)."""
+    comment = scan_brackets(line, spec).trailing_comment_at if spec.line_comment and spec.line_comment in line \
+        else None
+    return (line if comment is None else line[:comment]).rstrip()
 
 
 def _opens_bracket(ctx: CursorContext, spec: LanguageSpec) -> bool:
@@ -126,11 +149,11 @@ def python_leading_zero(text: str, ctx: CursorContext, spec: LanguageSpec) -> bo
     around = [ctx.line_prefix + first + (ctx.line_suffix if not rest else "")]
     if rest:
         around.append(last + ctx.line_suffix)
-    return any(_LEADING_ZERO.search(_strip_strings(line)) for line in around)
+    return any(_LEADING_ZERO.search(_strip_strings(line, spec)) for line in around)
 
 
-def _strip_strings(line: str) -> str:
-    code = _code_of(line)
+def _strip_strings(line: str, spec: LanguageSpec) -> str:
+    code = _code_of(line, spec)
     return re.sub(r"(\"[^\"]*\"|'[^']*')", '""', code)
 
 
@@ -156,10 +179,10 @@ def python_line_left_open(text: str, ctx: CursorContext, spec: LanguageSpec) -> 
     scan = scan_brackets(text, spec)
     depths = [*scan.line_depths[1:], len(scan.unclosed)]  # bracket depth at the end of each line
     for line, depth in zip(lines, depths):
-        code = _code_of(line)
+        code = _code_of(line, spec)
         if depth or not code:
             continue
-        if code.endswith(_PY_OPEN_END) and not code.endswith(("->", "**")):
+        if code.endswith(_PY_OPEN_END) and not code.endswith(("->", "**", "...")):  # `...` is Ellipsis
             if code.endswith(".") and code[-2:-1].isdigit():
                 continue  # a float literal (`1.`), not an attribute access
             return True
@@ -209,7 +232,8 @@ _OWNERS = {
 
 def _clause_has_owner(body: str, indent: int, above: list[tuple[int, str]]) -> bool:
     """`elif`/`else`/`except`/`finally` must continue a compound statement at its own indentation: the
-    nearest line above that is not more indented must be at that level and start with `if`, `try`, … ."""
+    nearest line above that is not more indented must be at that level and start with `if`, `try`, … .
+    Where the lines seen above hold none (a body longer than they reach), the owner is unknown: it fits."""
     word = _WORD.match(body)
     if word is None or word.group() not in _OWNERS:
         return True
@@ -218,7 +242,7 @@ def _clause_has_owner(body: str, indent: int, above: list[tuple[int, str]]) -> b
             continue
         owner = _WORD.match(code)
         return level == indent and owner is not None and owner.group() in _OWNERS[word.group()]
-    return False
+    return True
 
 
 def _indent_fits(stack: list[int], indent: int, opens: bool) -> bool:

@@ -45,6 +45,8 @@ class CompletionPlan:
     # Cursor in the indentation of a line with code: the completion is whole lines inserted above that code;
     # post-processing ends it with a line break and the indentation so the code keeps its place.
     before_code: bool = False
+    # The completion is one statement with its body (a decorated `def`/`class`): it ends where that body does.
+    one_statement: bool = False
 
 
 def _is_word_char(char: str) -> bool:
@@ -59,6 +61,25 @@ def _body_is_empty(ctx: CursorContext) -> bool:
     return width(leading_ws(ctx.next_lines[0])) <= width(leading_ws(opener_line))
 
 
+_DECORATED = ("def ", "async ", "class ", "@")
+
+
+def _decorates_nothing_yet(ctx: CursorContext) -> bool:
+    """Python: the line above is a decorator and no definition follows it yet (a header alone, without its
+    body, would not parse: the definition has to come whole)."""
+    if not ctx.prefix_blank or ctx.prev_line is None or not ctx.prev_line.lstrip().startswith("@"):
+        return False
+    return not ctx.next_lines or not ctx.next_lines[0].lstrip().startswith(_DECORATED)
+
+
+def _needs_opener(ctx: CursorContext, doc: SyntaxDocument) -> bool:
+    """Python: the code after the cursor is indented deeper than the code above, and nothing above opens a
+    block: the lines to insert must open one (a single line could only be a header, often not enough)."""
+    if not doc.spec.indentation_syntax or ctx.prev_line is None or ctx.in_brackets:
+        return False
+    return width(ctx.line_prefix + leading_ws(ctx.line_suffix)) > width(leading_ws(ctx.prev_line))
+
+
 def _skip(reason: str, ctx: CursorContext) -> CompletionPlan:
     return CompletionPlan(False, reason, in_comment=ctx.in_comment, in_string=ctx.in_string is not None)
 
@@ -70,7 +91,7 @@ def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings |
     character right after the cursor), `code_after_cursor` (code other than closing brackets, quotes, `;`, `,`
     follows on the line). When True: `in_comment`, `in_string`, `line_before_code` / `block_before_code` (only
     indentation before the cursor, code after it: whole lines are inserted above), `empty_document`, `empty_block`,
-    `after_block_opener`, `after_bracket` (these last four are multi-line) or `single_line`.
+    `after_block_opener`, `after_bracket`, `after_decorator` (these last five are multi-line) or `single_line`.
     """
     settings = settings or SyntaxSettings()
     ctx = cursor_context(doc, offset)
@@ -88,8 +109,8 @@ def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings |
     in_text = ctx.in_comment or ctx.in_string is not None
     if code_after and ctx.prefix_blank and not in_text and settings.complete_before_code:
         # Only indentation before the cursor: new whole lines go above the code (infilling between lines);
-        # a block if the line above opens one, as anywhere else.
-        if ctx.opener_before is not None and settings.multiline:
+        # a block if the line above opens one, as anywhere else, or if the code needs one opened.
+        if (ctx.opener_before is not None or _needs_opener(ctx, doc)) and settings.multiline:
             return CompletionPlan(
                 True, "block_before_code", multiline=True, max_lines=settings.max_lines, stop_at_newline=False,
                 max_tokens=settings.multi_line_max_tokens, indent=ctx.expected_indent, before_code=True,
@@ -113,6 +134,11 @@ def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings |
         return single
 
     reason: str | None = None
+    if doc.spec.indentation_syntax and _decorates_nothing_yet(ctx):
+        return CompletionPlan(
+            True, "after_decorator", multiline=True, max_lines=settings.max_lines, stop_at_newline=False,
+            max_tokens=settings.multi_line_max_tokens, indent=ctx.expected_indent, one_statement=True,
+        )
     if not doc.text.strip():
         reason = "empty_document"
     elif ctx.empty_block:

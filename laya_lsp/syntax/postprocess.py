@@ -1,10 +1,11 @@
 """Turn raw model candidates into completions: clean each with the text rules, check its syntax, rerank.
 
-Order per candidate: text rules (single line, indentation, loops, block end, line limit, repeats of what
-follows, Python indentation, auto-closed tails, a comment that would swallow code, trim, line breaks; see
-`_clean`) → drop blanks and duplicates → syntax check (lexical checks, then a parse of a small window) → if
+Order per candidate: text rules (single line, indentation, one statement after a decorator, loops, block
+end, line limit, repeats of what follows, Python indentation, auto-closed tails, a comment that would swallow
+code, trim, line breaks; see `_clean`) → drop blanks and duplicates → syntax check (lexical checks, then a parse of a small window) → if
 rejected, fixes (balance brackets, stop at the outer closer, drop trailing lines) until one passes.
-Candidates valid as-is rank above fixed ones; model order breaks ties.
+Candidates valid as-is rank above fixed ones; model order breaks ties. Where every candidate was rejected,
+the longest complete piece of one that parses is offered rather than nothing (`_rescue`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from .validate import CandidateChecker, Verdict
 
 MAX_CHECKS_PER_REQUEST = 12  # parses per request, fixes included: bounds the latency
 MAX_FIXES_PER_CANDIDATE = 2
+MAX_RESCUE_CHECKS = 6  # more parses, only when every candidate was rejected: the last-resort repair
+MIN_RESCUE_SHARE = 0.5  # a piece shorter than half the candidate is no longer the model's answer
 MAX_CANDIDATE_CHARS = 8000  # far beyond any token budget; bounds the work on pathological model output
 
 
@@ -46,6 +49,7 @@ class Rejection:
     source_index: int
     reason: str
     rules: list[str] = field(default_factory=list)
+    text: str = ""  # what the text rules made of it (what the syntax check rejected)
 
 
 @dataclass
@@ -72,6 +76,8 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
         ("indent", lambda t: rules.fix_first_line_indent(t, ctx)),
         ("indent_chars", lambda t: rules.normalize_indent_chars(t, ctx)),
     ]
+    if plan.one_statement:
+        steps.append(("statement_end", lambda t: rules.cut_after_statement(t, ctx, spec)))
     if plan.multiline:
         steps += [
             ("repetition", rules.cut_repetition),
@@ -82,7 +88,10 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
         ("repeats_next_lines", lambda t: rules.cut_repeated_next_lines(t, ctx, spec)),
         ("indent_levels", lambda t: lexical.cut_at_inconsistent_indent(t, ctx, spec)),
         ("auto_closed", lambda t: rules.remove_suffix_overlap(t, ctx, spec)),
-        ("comment_before_code", lambda t: rules.drop_comment_before_code(t, ctx, spec)),
+    ]
+    if not plan.before_code:  # above code, the candidate gets a line break of its own: its comment ends there
+        steps.append(("comment_before_code", lambda t: rules.drop_comment_before_code(t, ctx, spec)))
+    steps += [
         ("trim", lambda t: rules.trim_trailing(t, ctx)),
         ("newline_before_closer", lambda t: rules.newline_before_closer(t, ctx)),
     ]
@@ -125,6 +134,29 @@ def _fixes(full: str, ctx: CursorContext, doc: SyntaxDocument) -> list[tuple[str
             seen.add(fixed)
             unique.append((name, fixed + tail))
     return unique[:MAX_FIXES_PER_CANDIDATE]
+
+
+def _rescue(checker: CandidateChecker, rejected: list[Rejection], ctx: CursorContext,
+            doc: SyntaxDocument) -> Candidate | None:
+    """Every candidate was rejected: the longest piece of one, in model order, that keeps the file parseable
+    (cut back to the end of a bracketed expression, string or line of it, its own brackets closed, at least
+    half of it kept), so that a rejection blanks the answer only where no such piece of it would do."""
+    budget = checker.checks + MAX_RESCUE_CHECKS
+    for rejection in rejected:
+        if rejection.reason != "syntax_error" or ctx.in_string is not None:
+            continue
+        body = rejection.text.rstrip()
+        tail = rejection.text[len(body):]  # the line break put before following code stays
+        for piece in rules.complete_prefixes(body, doc.spec):
+            if len(piece.strip()) < MIN_RESCUE_SHARE * len(body.strip()):
+                break
+            if checker.checks >= budget:
+                return None
+            verdict = _check(checker, piece + tail, ctx, doc)
+            if verdict.accepted:
+                return Candidate(piece + tail, rejection.source_index, fixed=True, valid=True,
+                                 errors_after=verdict.errors_after, rules=[*rejection.rules, "rescue_prefix"])
+    return None
 
 
 def _check(checker: CandidateChecker, text: str, ctx: CursorContext, doc: SyntaxDocument) -> Verdict:
@@ -179,7 +211,7 @@ def postprocess_detailed(doc: SyntaxDocument, offset: int, candidates: list[str]
                         applied.append(name)
                         break
             if not verdict.accepted:
-                rejected.append(Rejection(raw, index, "syntax_error", applied))
+                rejected.append(Rejection(raw, index, "syntax_error", applied, text))
                 continue
             candidate.valid, candidate.errors_after = True, verdict.errors_after
         if candidate.text in seen:
@@ -189,6 +221,12 @@ def postprocess_detailed(doc: SyntaxDocument, offset: int, candidates: list[str]
         seen.add(text)
         candidate.score = (0.5 if candidate.fixed else 1.0) - 0.01 * index
         accepted.append(candidate)
+    if not accepted and checker is not None:
+        rescued = _rescue(checker, rejected, ctx, doc)
+        if rescued is not None:
+            rescued.score = 0.5 - 0.01 * rescued.source_index
+            rejected = [r for r in rejected if r.source_index != rescued.source_index]
+            accepted.append(rescued)
     accepted.sort(key=lambda c: (c.fixed, c.source_index))
     for rank, candidate in enumerate(accepted):
         candidate.rank = rank

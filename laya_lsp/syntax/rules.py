@@ -6,6 +6,7 @@ validation (validate.py) runs once the text rules are done.
 
 from __future__ import annotations
 
+import re
 from functools import reduce
 from math import gcd
 
@@ -133,6 +134,29 @@ def cut_at_block_end(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
     return text[:cut]
 
 
+def cut_after_statement(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
+    """One-statement plan (after a decorator): keep the first statement with its decorators and its deeper
+    body; stop at the next line back at the first line's indentation."""
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return text
+    base = width((ctx.line_prefix if first == 0 else "") + leading_ws(lines[first]))
+    in_decorators = lines[first].lstrip().startswith("@")
+    depths = scan_brackets(text, spec, ctx.in_string).line_depths
+    for index in range(first + 1, len(lines)):
+        line = lines[index]
+        if not line.strip() or depths[index] > 0:
+            continue
+        if width(leading_ws(line)) > base:
+            in_decorators = False
+        elif in_decorators:  # more decorators, then the definition they decorate
+            in_decorators = line.lstrip().startswith("@")
+        else:
+            return "\n".join(lines[:index]).rstrip()
+    return text
+
+
 def cut_repeated_next_lines(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:
     """Stop where the candidate starts repeating the lines that already follow the cursor (including the code
     after the cursor when only indentation precedes it)."""
@@ -245,6 +269,21 @@ def drop_last_line(text: str) -> str:
     """Fix: drop the last line (usually a statement cut off mid-way by the token budget)."""
     lines = text.rstrip("\n").split("\n")
     return "\n".join(lines[:-1]).rstrip() if len(lines) > 1 else ""
+
+
+# Where a piece of a candidate can end whole: after a closer, a quoted string, or at the end of a line.
+_PIECE_END = re.compile(r"[)\]}]|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[^\n](?=\n)")
+
+
+def complete_prefixes(text: str, spec: LanguageSpec) -> list[str]:
+    """Fix of last resort: `text` cut back to the end of one of its bracketed expressions, strings or lines
+    (not the whole text), longest first, each with the brackets it leaves open closed."""
+    out: list[str] = []
+    for end in sorted({m.end() for m in _PIECE_END.finditer(text)}, reverse=True):
+        piece = balance(text[:end].rstrip(), spec) if end < len(text) else ""
+        if any(c.isalnum() for c in piece) and piece not in out and piece != text:
+            out.append(piece)
+    return out
 
 
 def balance_brackets(text: str, spec: LanguageSpec) -> str:

@@ -14,12 +14,14 @@ from functools import cache
 
 import tree_sitter
 
-from .brackets import scan_brackets
+from .brackets import CLOSE_TO_OPEN, scan_brackets
+from .context import leading_ws, width
 from .document import SyntaxDocument, encode, point_after, ts_point
 from .windows import Window, choose_window, top_level_window
 
 _PY_MARKERS = (b":", b"print", b"exec", b"`", b"*")
 ESCALATION_MAX_BYTES = 3000  # a rejection in a broken region is re-checked on a window up to this size
+_OPENS_REST_BELOW = frozenset("([{,")  # a candidate ending so, with brackets open, may have its rest below
 
 Span = tuple[int, int]
 
@@ -217,45 +219,76 @@ class CandidateChecker:
         self._coarse: _WindowCheck | None | bool = False  # False: not built yet
 
     def _escalation(self, text: str) -> _WindowCheck | None:
-        """A wider check for a candidate that ends by opening a block (`struct s {`, `for x in y:`): its body
-        may already be in the document below, outside the small window (re-typing a header above code).
+        """A wider check for a candidate that ends by opening brackets or a block (`foo(`, `struct s {`,
+        `for x in y:`): its rest may already be in the document below, outside the small window (re-typing
+        the first line of a statement above its rest).
 
-        Brace languages stretch the window to the closer that follows; Python uses the top-level statements
-        around the cursor, if that is not too large. Other rejections stand: in a broken region the wider
-        window's error counts are noisy enough to let junk through.
+        Open brackets stretch the small window, else the top-level statements around the cursor, over the
+        closers that follow (not past `ESCALATION_MAX_BYTES`); a Python header uses the top-level statements,
+        or the whole document where those are larger. Other rejections stand: in a broken region the wider window's error counts are noisy enough to let junk
+        through.
         """
         window = self.window
-        last = text.rstrip()[-1:]
-        if window is None or not last or last not in self.doc.spec.block_openers:
+        scan = scan_brackets(text, self.doc.spec)
+        code = text if scan.trailing_comment_at is None else text[:scan.trailing_comment_at]  # `try:  # why`
+        last = code.rstrip()[-1:]
+        if window is None or not last or not self._rest_below(text):
             return None
-        if last == "{":
-            return self._extended(len(scan_brackets(text, self.doc.spec).unclosed))
+        if scan.unclosed:
+            return self._extended(len(scan.unclosed)) if last in _OPENS_REST_BELOW else None
+        if last not in self.doc.spec.block_openers:
+            return None
         if self._coarse is False:
-            self._coarse = None
             wide = top_level_window(self.doc, self.byte)
-            if wide != window and wide.end - wide.start <= ESCALATION_MAX_BYTES:
-                self._coarse = _WindowCheck(self.doc, self.byte, wide, provisional_ok=True)
+            if wide.end - wide.start > ESCALATION_MAX_BYTES:
+                # The statement the header belongs to (a `try` for an `except`) may start far above: the whole
+                # document decides, edited and reparsed incrementally. Only headers get here: the cost is rare.
+                self._coarse = _WindowCheck(self.doc, self.byte, None, provisional_ok=False)
+            else:
+                self._coarse = _WindowCheck(self.doc, self.byte, wide, provisional_ok=True) if wide != window else None
         return self._coarse  # type: ignore[return-value]
 
+    def _rest_below(self, text: str) -> bool:
+        """Can the rest of what `text` opens be below? The code it pushes down (a line inserted above code), or
+        the next line of code, is indented deeper than the text's last line or starts with a closer."""
+        if text.rstrip(" \t").endswith("\n"):
+            return True  # inserted above the code after the cursor, which is the rest
+        source = self.doc.text
+        offset = self.doc.index_of_byte(self.byte)
+        line_start = max(source.rfind("\n", 0, offset), source.rfind("\r", 0, offset)) + 1
+        body = text.rstrip()
+        last = body.rsplit("\n", 1)[-1] if "\n" in body else source[line_start:offset] + body
+        line_end = source.find("\n", offset)
+        following = source[line_end + 1:line_end + 1 + ESCALATION_MAX_BYTES] if line_end >= 0 else ""
+        below = next((line for line in following.splitlines() if line.strip()), "")
+        return width(leading_ws(below)) > width(leading_ws(last)) or below.lstrip()[:1] in CLOSE_TO_OPEN
+
     def _extended(self, unclosed: int) -> _WindowCheck | None:
-        """The window stretched to the `unclosed`-th closer after the cursor that the text there leaves open."""
-        if not unclosed:
-            return None
+        """The small window, else the top-level one, stretched over the closers after the cursor for the
+        `unclosed` brackets the text leaves open, then for those the window itself has open at the cursor
+        (the inserted opener takes the first closer below, so each enclosing one closes a closer later)."""
         key = ("extended", self.byte, unclosed)
         if key not in self.doc.memo:
             offset = self.doc.index_of_byte(self.byte)
-            following = self.doc.text[offset:offset + ESCALATION_MAX_BYTES]
-            closers = scan_brackets(following, self.doc.spec).outer_closers
+            closers = scan_brackets(self.doc.text[offset:offset + ESCALATION_MAX_BYTES], self.doc.spec).outer_closers
             check = None
-            if len(closers) >= unclosed:
-                end = self.doc.byte_offset(offset + closers[unclosed - 1][0] + 1)
+            # A window with a synthetic closer (`function _w() {` … `}`) cannot stretch: the text's opener would
+            # take the block's own closer and the wrapper would hide it. The top-level statements, as a
+            # fallback: the line may continue one (`} else {`).
+            for base in (self.window, top_level_window(self.doc, self.byte)):
+                if base is None or base.footer:
+                    continue
+                inside = self.doc.text[self.doc.index_of_byte(base.start):offset]
+                needed = unclosed + len(scan_brackets(inside, self.doc.spec).unclosed)
+                if len(closers) < needed:
+                    continue
+                end = self.doc.byte_offset(offset + closers[needed - 1][0] + 1)
                 if self.doc.data[end:end + 1] == b";":
                     end += 1
-                # From the top-level statement's start: the line may continue one (`} else {`).
-                top = top_level_window(self.doc, self.byte)
-                stretched = Window(top.start, max(top.end, end))
+                stretched = Window(base.start, max(base.end, end), base.header, base.footer)
                 if stretched.end - stretched.start <= ESCALATION_MAX_BYTES:
                     check = _WindowCheck(self.doc, self.byte, stretched, provisional_ok=False)
+                    break
             self.doc.memo[key] = check
         return self.doc.memo[key]  # type: ignore[return-value]
 

@@ -70,6 +70,18 @@ CASES = [
              }
              """),
          "s += x;\n  }\n  return s;\n}", "s += x;"),
+    Case("a lone brace above code would take its block's own closer", "c",
+         src("""
+             int total(int *items, int count) {
+                 int sum = 0;
+                 for (int i = 0; i < count; i++) {
+                     if (items[i] > 2) {
+             █            sum += items[i] * i;
+                     }
+                 }
+                 return sum;
+             }
+             """), "{", None),
     Case("cpp syntax error rejected", "cpp",
          "int main() {\n  auto x = █;\n}\n", "std::vector<int>>{}", None),
     Case("java method body", "java",

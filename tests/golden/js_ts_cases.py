@@ -47,6 +47,8 @@ CASES = [
          "total += x;\n  console.log(x);", "total += x;", plan="single_line"),
     Case("js broken candidate rejected", "javascript",
          "let y = █;\n", "foo bar", None),
+    Case("js broken candidate: its longest complete piece that parses is kept", "javascript",
+         "let y = █;\n", "Math.max(a, b) b", "Math.max(a, b)", rules=("rescue_prefix",)),
     Case("js unclosed call before the auto-closed semicolon is repaired", "javascript",
          "let y = █;\n", "foo(;", "foo()", rules=("auto_closed", "balance_brackets")),
     Case("js object literal body", "javascript",

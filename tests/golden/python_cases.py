@@ -143,7 +143,7 @@ CASES = [
                  total = 0
              █        total += 1
              """),
-         "    for x in items", None, plan="line_before_code"),
+         "    for x in items", None, plan="block_before_code"),  # the deeper code needs a block opened
     Case("a line ending in an operator is rejected (tree-sitter would join it to the next)", "python",
          "def f(a):\n    b = 1\n█    return b\n", "    b =", None, plan="line_before_code"),
     Case("a float literal's dot does not leave the line open", "python",
@@ -154,6 +154,13 @@ CASES = [
          "def f(xs):█\n",
          "\n    out = []\n    out.append(1)\n    out.append(1)\n    out.append(1)\n    out.append(1)",
          "\n    out = []\n    out.append(1)", rules=("repetition",)),
+    Case("every candidate broken: the longest complete piece that parses is kept", "python",
+         "def f(items):\n    return █\n", "sorted(items, key=len) reversed", "sorted(items, key=len)",
+         rules=("rescue_prefix",)),
+    Case("a piece is kept only when no candidate parses whole", "python",
+         "def f(items):\n    return █\n", ["sorted(items, key=len) reversed", "list(items)"], ["list(items)"]),
+    Case("a piece shorter than half the candidate is no answer", "python",
+         "def f(items):\n    return █\n", "len(items) if items is not None els", None),
     Case("candidate cut mid-statement by budget loses its last line", "python",
          "def f(x):█\n",
          "\n    y = x + 1\n    return (y *",

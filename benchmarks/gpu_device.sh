@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The GPU section on a lent machine that has CUDA and Python 3.12 but no network (this workplace's H200):
+# the wheels laya needs travel with the checkout in two transfers of <= 64 MiB each, because MLX's CUDA wheel
+# alone (mlx-cuda-13, 90 MB) is larger than one.
+#
+#   bash benchmarks/gpu_device.sh prepare          # here, with network: .whl/gpu/{deps/*.whl, mlxcuda.part0,1}
+#   device call 1:  carry [".whl/gpu/mlxcuda.part0", ".whl/gpu/deps"] bash benchmarks/gpu_device.sh stage
+#   device call 2 (within the ~30 s the machine stays warm):
+#                   carry [".whl/gpu/mlxcuda.part1"]                  bash benchmarks/gpu_device.sh run
+# `run` installs into /tmp/site, then runs `python -m benchmarks.gpu --out $OUT/gpu` and packs the results.
+# On a machine with network none of this is needed: pip install 'laya-lsp[cuda]' and python -m benchmarks.gpu.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MLX_VERSION=0.32.4
+STAGE=/tmp/laya-stage
+SITE=/tmp/site
+W=.whl/gpu
+
+case "${1:-}" in
+prepare)
+  mkdir -p "$W/deps" /tmp/laya-mlxcuda
+  plat=(--only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_35_x86_64
+        --platform manylinux_2_31_x86_64 --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64
+        --platform manylinux2014_x86_64 --platform manylinux1_x86_64)
+  # What the image lacks of laya's dependencies (it has numpy, tokenizers, transformers, attrs, psutil, ...).
+  python3 -m pip download -q --no-deps "${plat[@]}" -d "$W/deps" "mlx==$MLX_VERSION" mlx-lm pygls lsprotocol \
+    cattrs tree-sitter tree-sitter-python tree-sitter-javascript tree-sitter-typescript tree-sitter-go \
+    tree-sitter-rust tree-sitter-c tree-sitter-cpp tree-sitter-java llguidance jsonschema \
+    jsonschema-specifications referencing rpds-py
+  python3 -m pip download -q --no-deps "${plat[@]}" -d /tmp/laya-mlxcuda "mlx-cuda-13==$MLX_VERSION"
+  rm -rf /tmp/laya-mlxcuda/x && mkdir /tmp/laya-mlxcuda/x
+  (cd /tmp/laya-mlxcuda/x && unzip -q ../mlx_cuda_13-*.whl && tar cf - . | xz -9e -T2 > ../mlxcuda.tar.xz)
+  # Uneven halves: the first travels with the other wheels, the second alone (each call <= 64 MiB with the tree).
+  head -c 33500000 /tmp/laya-mlxcuda/mlxcuda.tar.xz > "$W/mlxcuda.part0"
+  tail -c +33500001 /tmp/laya-mlxcuda/mlxcuda.tar.xz > "$W/mlxcuda.part1"
+  ls -la "$W" "$W/deps"
+  ;;
+stage)
+  mkdir -p "$STAGE" && cp -r "$W"/mlxcuda.part0 "$W"/deps "$STAGE"/ && ls -la "$STAGE" "$STAGE"/deps
+  ;;
+run)
+  rm -rf "$SITE" && mkdir -p "$SITE"
+  for whl in "$STAGE"/deps/*.whl; do python3 -m zipfile -e "$whl" "$SITE"; done
+  cat "$STAGE"/mlxcuda.part0 "$W"/mlxcuda.part1 | python3 -c \
+    "import lzma, sys, tarfile; tarfile.open(fileobj=lzma.open(sys.stdin.buffer), mode='r|').extractall('$SITE')"
+  export PYTHONPATH="$SITE:$PWD"
+  # MLX's CUDA library finds cuBLAS, cuDNN, NVRTC ... in the nvidia-* wheels the machine's PyTorch brought.
+  nv=$(python3 -c "import glob, os, nvidia; print(':'.join(sorted({os.path.dirname(p) for d in nvidia.__path__
+                   for p in glob.glob(d + '/**/lib*.so*', recursive=True)})))")
+  export LD_LIBRARY_PATH="$nv${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv || true
+  python3 -c "import mlx.core as mx; print('mlx', mx.__version__, mx.default_device(), mx.cuda.is_available())"
+  out="${OUT:-/tmp/laya-gpu-out}"
+  mkdir -p "$out/gpu"
+  python3 -m benchmarks.gpu --out "$out/gpu" --budget "${GPU_BUDGET:-420}" || echo "benchmarks.gpu exited $?"
+  tar czf "$out/gpu-results.tar.gz" -C "$out" gpu && cp "$out/gpu/summary.json" "$out/" 2>/dev/null || true
+  ls -la "$out"
+  ;;
+*)
+  echo "usage: $0 prepare|stage|run" >&2
+  exit 2
+  ;;
+esac
