@@ -49,6 +49,7 @@ class Settings:
     speculative: bool = True  # after an answer, precompute the next one as if the top line were accepted
     warm_up: bool = True  # prefill a buffer's cache on open and on `laya/focus`
     cross_file_tokens: int = 256  # budget for chunks of other recently used files (0 = off)
+    outline_tokens: int = 192  # budget for an outline of the document above the prefix window (0 = off)
     decision_tokens: int = 256
     decision_threshold: float = 0.5
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
@@ -85,6 +86,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "inline_max_lines": (1, 200),
     "decision_tokens": (16, 8192),
     "cross_file_tokens": (0, 16384),
+    "outline_tokens": (0, 16384),
     "decision_threshold": (0.0, 1.0),
 }
 

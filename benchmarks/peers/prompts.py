@@ -117,7 +117,7 @@ def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "compl
             return engine.prompt_for(req), req
 
         for b in buffers:  # didOpen: chunks join the ring, then the buffer is warmed with the cursor at the top
-            flow.ring.observe_file(b.uri, b.text)
+            flow.context.ring.observe_file(b.uri, b.text)
             if settings.warm_up:
                 build(b, "warm-up", 0)
         clock.now = start_s

@@ -52,7 +52,7 @@ class Orchestrator:
 
     def sizes(self) -> dict[str, int]:
         """How much per-request state is kept (for the memory report: each of these must stay bounded)."""
-        return {"statsKept": len(self.engine.stats.recent()), "crossFileChunks": len(self.completions.ring),
+        return {"statsKept": len(self.engine.stats.recent()), "crossFileChunks": len(self.completions.context.ring),
                 "trackedDocuments": self.completions.tracked()}
 
     async def report(self, recent: int = 50, reset: bool = False,

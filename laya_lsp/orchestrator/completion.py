@@ -8,7 +8,8 @@ four latency tricks every editor gets (no client support needed):
   it at once, trimmed, with no model run;
 - speculative next: after answering, compute in the background the answer needed if the top candidate's
   first line is accepted;
-- cross-file context: chunks of recently used files go before the prompt in the model's repository format;
+- context before the prompt, in the model's repository format: chunks of recently used files and an outline
+  of the document above the prefix window (prompt_context.py);
 - warm-up: a buffer's cache is prefilled in the background when it is opened or focused.
 Knows neither LSP nor HTTP nor MLX. Everything here runs on the front's event loop thread.
 """
@@ -23,13 +24,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config import Settings
-from ..crossfile import ChunkRing
 from ..engine import CompletionRequest, CompletionResult, Engine, Job, RequestStats
 from ..syntax import CompletionPlan, SyntaxDocument, plan_completion, postprocess_detailed
+from .prompt_context import PromptContext
 from .waiting import Caller, ClientGone, ModelGate, wait_job
 
 log = logging.getLogger(__name__)
-CHARS_PER_TOKEN = 3.5  # for turning the cross-file token budget into a character budget before tokenizing
 
 
 @dataclass
@@ -103,7 +103,7 @@ class CompletionFlow:
         self.engine = engine
         self.settings = settings
         self.gate = gate
-        self.ring = ChunkRing()
+        self.context = PromptContext()
         self._shown: dict[str, _Shown] = {}  # the last answer sent, per document
         self._spec: dict[str, _Shown] = {}  # the speculative answer for "top line accepted", per document
         self._inflight: dict[str, _InFlight] = {}
@@ -114,14 +114,14 @@ class CompletionFlow:
     def opened(self, doc_id: str, doc: SyntaxDocument, language_id: str = "") -> None:
         """A document was opened: remember its language, take its chunks, warm its cache (cursor at the top)."""
         self._language[doc_id] = language_id
-        self.ring.observe_file(doc_id, doc.text)
+        self.context.ring.observe_file(doc_id, doc.text)
         self.warm(doc_id, doc, 0)
 
     def saved(self, doc_id: str, doc: SyntaxDocument) -> None:
-        self.ring.observe_file(doc_id, doc.text)
+        self.context.ring.observe_file(doc_id, doc.text)
 
     def pasted(self, doc_id: str, text: str) -> None:
-        self.ring.observe_paste(doc_id, text)
+        self.context.ring.observe_paste(doc_id, text)
 
     def tracked(self) -> int:
         """Documents whose per-document state (shown answer, speculation, language) is kept."""
@@ -133,7 +133,7 @@ class CompletionFlow:
         self._spec.pop(doc_id, None)
         self._inflight.pop(doc_id, None)
         self._language.pop(doc_id, None)
-        self.ring.forget_snapshot(doc_id)
+        self.context.forget(doc_id)
         self.engine.close_document(doc_id)
 
     # -- one request ---------------------------------------------------------------------------------------
@@ -213,23 +213,22 @@ class CompletionFlow:
             return replace(plan, complete=True, reason=f"forced ({plan.reason})")
         return plan
 
-    def _context(self, doc_id: str, doc: SyntaxDocument) -> list[tuple[str, str]]:
-        budget = self.settings().cross_file_tokens
+    def _context(self, doc_id: str, doc: SyntaxDocument, offset: int) -> list[tuple[str, str]]:
         info = self.engine.model_info()
-        if budget <= 0 or info is None or not info.repo_level:
+        if info is None or not info.repo_level:
             return []
-        return self.ring.chunks_for(doc_id, doc.text, int(budget * CHARS_PER_TOKEN))
+        return self.context.chunks(doc_id, doc, offset, self.settings())
 
     def request_for(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, plan: CompletionPlan,
                     version: int | None, debounce: bool, background: bool = False,
                     source: str = "model") -> CompletionRequest:
-        """The engine request for a completion at `offset` under `plan` (with the cross-file context)."""
+        """The engine request for a completion at `offset` under `plan` (with the context before the prompt)."""
         s = self.settings()
         return CompletionRequest(
             doc_id=doc_id, text=doc.text, offset=offset, kind=kind,
             max_lines=plan.max_lines if plan.multiline else 1,
             max_tokens=min(s.max_tokens, plan.max_tokens),
-            version=version, debounce=debounce, context=self._context(doc_id, doc), background=background,
+            version=version, debounce=debounce, context=self._context(doc_id, doc, offset), background=background,
             source=source,
         )
 

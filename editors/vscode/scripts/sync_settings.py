@@ -39,6 +39,7 @@ DESCRIPTIONS = {
     "speculative": "After an answer, precompute the next one as if its first line were accepted.",
     "warm_up": "Prefill a file's cache when it is opened or focused, so the first completion is fast.",
     "cross_file_tokens": "Prompt budget for chunks of other recently used files; 0 turns it off.",
+    "outline_tokens": "Prompt budget for an outline of the file above the prompt's window; 0 turns it off.",
     "decision_tokens": "Token budget for laya/decide answers.",
     "decision_threshold": "Confidence under which a decision is handed to the fallback model.",
     "fallback.url": "OpenAI-compatible server for low-confidence work; empty: no fallback.",
