@@ -129,7 +129,9 @@ def main() -> int:
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     # llama.cpp's OpenMP threads spin at barriers by default. On a shared 2-core machine a descheduled
     # thread makes the other spin for a whole time slice at every op: decode got ~10x slower at load ~6.
-    # Passive waiting is the fair setting there (and costs nothing measurable on an idle machine).
+    # Passive waiting avoids that but pays a wake-up per barrier: on the idle machine 2 passive threads
+    # decoded at 5.7-6.8 ms/token against 1.0 spinning and 1.4 with 1 thread (2026-12-02). run_all runs
+    # several settings and reports the fastest.
     if args.omp_wait != "default":
         os.environ["OMP_WAIT_POLICY"] = args.omp_wait.upper()
     import llama_cpp
