@@ -23,10 +23,11 @@ system-deps:
 	  fi; \
 	fi
 
+# -qq: pip's own errors still show; setuptools' notice about editable installs of a flat layout does not.
 $(STAMP): pyproject.toml | system-deps
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[cpu,test]'
+	$(PY) -m pip install -qq --upgrade pip
+	$(PY) -m pip install -qq -e '.[cpu,test]'
 	@touch $(STAMP)
 
 demo: $(STAMP)
@@ -44,7 +45,7 @@ test-editors: $(STAMP)
 BENCH_STAMP := $(VENV)/.installed-bench
 # llama-cpp-python compiles llama.cpp from source the first time (long on 2 cores; pip caches the wheel after).
 $(BENCH_STAMP): $(STAMP) pyproject.toml
-	CMAKE_ARGS="-DGGML_NATIVE=ON" CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install -q -e '.[bench]'
+	CMAKE_ARGS="-DGGML_NATIVE=ON" CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install -qq -e '.[bench]'
 	@touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)
