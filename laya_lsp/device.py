@@ -55,8 +55,9 @@ def _installed_beside_mlx(name: str) -> bool:
     spec = importlib.util.find_spec("mlx")
     if spec is None or not spec.submodule_search_locations:
         return False
-    site = Path(next(iter(spec.submodule_search_locations))).parent
-    return any(site.glob(f"{name.replace('-', '_')}-*.dist-info"))
+    # mlx is a namespace package: a folder named mlx earlier on sys.path (a script's own folder) joins it
+    return any(any(Path(location).parent.glob(f"{name.replace('-', '_')}-*.dist-info"))
+               for location in spec.submodule_search_locations)
 
 
 def _nvidia_gpu_present() -> bool:

@@ -40,6 +40,14 @@ def test_the_installed_backend_matches_what_mlx_runs_on():
     assert installed_backend() == mlx_device_kind()
 
 
+def test_a_folder_named_mlx_before_site_packages_does_not_hide_the_backend(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    """A script run from a folder that holds an `mlx` folder (sys.path[0]) still finds the installed backend."""
+    expected = installed_backend()
+    (tmp_path / "mlx").mkdir()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert installed_backend() == expected is not None
+
+
 def test_linux_without_an_mlx_backend_stops_with_the_install_hint(monkeypatch: pytest.MonkeyPatch):
     from laya_lsp import device
 
