@@ -34,6 +34,10 @@ class Settings:
     model: str = ""  # local mlx-lm directory or Hugging Face repo id; empty = embedded default model
     allow_download: bool = False
     candidates: int = 5
+    # Requests made while typing (ghost text triggered automatically, a completion list asked again as the user
+    # types) get this many: one candidate arrives 2-3x sooner than five (docs/benchmarks.md, "Candidates while
+    # typing"); an explicit request (Ctrl+Space, "show inline suggestions") gets `candidates`.
+    typing_candidates: int = 1
     max_tokens: int = 48
     debounce_ms: int = 30
     context_tokens: int = 1024
@@ -77,6 +81,7 @@ class Settings:
 
 LIMITS: dict[str, tuple[float, float]] = {
     "candidates": (1, 10),
+    "typing_candidates": (1, 10),
     "max_tokens": (1, 1024),
     "debounce_ms": (0, 2000),
     "context_tokens": (32, 32768),

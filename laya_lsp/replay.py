@@ -51,6 +51,7 @@ class Buffer:
     cursor: int
     to_type: str
     version: int = 1
+    listed: bool = False  # a completion list was asked for: later asks are its re-requests as the user types
 
     @classmethod
     def from_file(cls, path: Path, chars: int, line_hint: float = 0.5) -> Buffer:
@@ -171,7 +172,12 @@ class ReplayClient:
             ghosts = list(inline.items if isinstance(inline, lsp.InlineCompletionList) else (inline or []))
             texts = [i.insert_text if isinstance(i.insert_text, str) else i.insert_text.value for i in ghosts]
         else:
-            res = await self.client.text_document_completion_async(lsp.CompletionParams(text_document=doc, position=pos))
+            # As VS Code asks: Invoked first, then (the server's lists are incomplete) again on every keystroke.
+            trigger = (lsp.CompletionTriggerKind.TriggerForIncompleteCompletions if buf.listed
+                       else lsp.CompletionTriggerKind.Invoked)
+            buf.listed = True
+            res = await self.client.text_document_completion_async(lsp.CompletionParams(
+                text_document=doc, position=pos, context=lsp.CompletionContext(trigger_kind=trigger)))
             items = list(res.items if isinstance(res, lsp.CompletionList) else (res or []))
             texts = [i.text_edit.new_text if i.text_edit else i.label for i in items]
         return texts, (time.perf_counter() - t0) * 1000

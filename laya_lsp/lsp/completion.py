@@ -50,12 +50,13 @@ def locate(ls: LayaServer, uri: str, position: lsp.Position) -> Cursor | None:
     return Cursor(doc, offset, start, position, word_pos, doc.version)
 
 
-async def run_completion(ls: LayaServer, cur: Cursor, kind: str) -> Completion | None:
+async def run_completion(ls: LayaServer, cur: Cursor, kind: str, typing: bool = False) -> Completion | None:
     """The orchestrator's answer at the cursor; None when the document changed meanwhile (the client asks
-    again for the new text) or the model is not there. A fault in the model call is shown to the user once."""
+    again for the new text) or the model is not there. A fault in the model call is shown to the user once.
+    `typing`: the client asked on its own while the user types, not on an explicit invocation."""
     answer = await ls.orchestrator.completions.complete(
         cur.doc.uri, cur.doc.syntax, cur.offset, kind, version=cur.version,
-        current=lambda: cur.doc.version == cur.version)
+        current=lambda: cur.doc.version == cur.version, typing=typing)
     if answer is None:
         return None
     if answer.failure:
@@ -127,7 +128,12 @@ def register(server: LayaServer) -> None:
         cur = locate(ls, params.text_document.uri, params.position)
         if cur is None:
             return lsp.CompletionList(is_incomplete=False, items=[])
-        answer = await run_completion(ls, cur, "completion")
+        # A trigger character or a list asked again as the user types (ours are always incomplete) is typing;
+        # Invoked (or no context) is an explicit request, as far as the protocol tells them apart.
+        context = params.context
+        typing = context is not None and context.trigger_kind in (
+            lsp.CompletionTriggerKind.TriggerCharacter, lsp.CompletionTriggerKind.TriggerForIncompleteCompletions)
+        answer = await run_completion(ls, cur, "completion", typing)
         if answer is None or not answer.suggestions:
             # Incomplete: the client asks again on the next keystroke instead of caching "nothing".
             return lsp.CompletionList(is_incomplete=True, items=[])
@@ -138,7 +144,8 @@ def register(server: LayaServer) -> None:
         cur = locate(ls, params.text_document.uri, params.position)
         if cur is None:
             return lsp.InlineCompletionList(items=[])
-        answer = await run_completion(ls, cur, "inline")
+        typing = params.context.trigger_kind == lsp.InlineCompletionTriggerKind.Automatic
+        answer = await run_completion(ls, cur, "inline", typing)
         if answer is None:
             return lsp.InlineCompletionList(items=[])
         return lsp.InlineCompletionList(items=to_inline_items(cur, answer))

@@ -70,6 +70,7 @@ class _InFlight:
     suffix: str
     plan: CompletionPlan
     job: Job
+    candidates: int  # how many the running job was asked for
 
 
 @dataclass
@@ -139,8 +140,11 @@ class CompletionFlow:
     # -- one request ---------------------------------------------------------------------------------------
     async def complete(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, *, version: int | None = None,
                        current: Callable[[], bool] = _always, debounce: bool = True, remember: bool = True,
-                       caller: Caller | None = None) -> Completion | None:
+                       caller: Caller | None = None, typing: bool = False) -> Completion | None:
         """Answer a completion at `offset` of `doc` (`kind`: "completion" or "inline").
+
+        `typing`: the client asked while the user types (not an explicit invocation): a model run then asks
+        for `typingCandidates` candidates instead of `candidates`, so the first one arrives sooner.
 
         `current()` says whether the document is still the text the request was made against; an answer for
         a text that changed meanwhile is dropped (None: the client asks again for the new text). `remember`
@@ -154,7 +158,7 @@ class CompletionFlow:
         for _attempt in range(2):
             if not current():
                 return None
-            ticket = self._start(doc_id, doc, offset, kind, version, debounce, remember)
+            ticket = self._start(doc_id, doc, offset, kind, version, debounce, remember, typing)
             if ticket.immediate is not None:
                 return ticket.immediate
             if ticket.job is None:
@@ -181,9 +185,10 @@ class CompletionFlow:
         return answer
 
     def _start(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, version: int | None,
-               debounce: bool, remember: bool) -> _Ticket:
+               debounce: bool, remember: bool, typing: bool = False) -> _Ticket:
         """Decide how to answer: from what was shown or is running, by a new model run, or not at all."""
         s = self.settings()
+        wanted = s.typing_candidates if typing else s.candidates
         prefix, suffix = doc.text[:offset], doc.text[offset:]
         if s.typed_through:
             for entry, source in ((self._shown.get(doc_id), "typed-through"), (self._spec.get(doc_id), "speculative")):
@@ -195,15 +200,16 @@ class CompletionFlow:
             running = self._inflight.get(doc_id)
             typed = _typed_since(running.prefix, running.suffix, prefix, suffix) if running else None
             if running is not None and typed is not None and not running.job.future.done() \
-                    and not running.job.token.cancelled:
+                    and not running.job.token.cancelled and running.candidates >= wanted:
                 # Let the running generation finish instead of cancelling it; its candidates get trimmed.
                 return _Ticket(running.plan, job=running.job, typed=typed, shared=True)
         plan = self.plan(doc, offset)
         if not plan.complete:
             return _Ticket(plan)
-        job = self.engine.complete(self.request_for(doc_id, doc, offset, kind, plan, version, debounce))
+        job = self.engine.complete(self.request_for(doc_id, doc, offset, kind, plan, version, debounce,
+                                                    candidates=wanted))
         if remember:
-            self._inflight[doc_id] = _InFlight(prefix, suffix, plan, job)
+            self._inflight[doc_id] = _InFlight(prefix, suffix, plan, job, wanted)
         return _Ticket(plan, job=job)
 
     def plan(self, doc: SyntaxDocument, offset: int) -> CompletionPlan:
@@ -221,11 +227,12 @@ class CompletionFlow:
 
     def request_for(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, plan: CompletionPlan,
                     version: int | None, debounce: bool, background: bool = False,
-                    source: str = "model") -> CompletionRequest:
-        """The engine request for a completion at `offset` under `plan` (with the context before the prompt)."""
+                    source: str = "model", candidates: int | None = None) -> CompletionRequest:
+        """The engine request for a completion at `offset` under `plan` (with the context before the prompt);
+        `candidates` None asks for the `candidates` setting."""
         s = self.settings()
         return CompletionRequest(
-            doc_id=doc_id, text=doc.text, offset=offset, kind=kind,
+            doc_id=doc_id, text=doc.text, offset=offset, kind=kind, candidates=candidates,
             max_lines=plan.max_lines if plan.multiline else 1,
             max_tokens=min(s.max_tokens, plan.max_tokens),
             version=version, debounce=debounce, context=self._context(doc_id, doc, offset), background=background,

@@ -23,7 +23,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "package.json"
 DESCRIPTIONS = {
     "model": "mlx-lm model directory or Hugging Face repo id; empty uses the embedded default model.",
     "allow_download": "Let laya.model name a Hugging Face repo id to download (default: offline).",
-    "candidates": "Number of candidates per request.",
+    "candidates": "Number of candidates per explicit request (Ctrl+Space, Show Inline Suggestion).",
+    "typing_candidates": "Number of candidates per request made while typing (fewer arrive sooner).",
     "max_tokens": "Most tokens generated per candidate.",
     "debounce_ms": "Milliseconds to wait for more keystrokes before running the model.",
     "context_tokens": "Prompt budget in tokens around the cursor.",
