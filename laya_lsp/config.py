@@ -35,9 +35,10 @@ class Settings:
     allow_download: bool = False
     candidates: int = 5
     # Requests made while typing (ghost text triggered automatically, a completion list asked again as the user
-    # types) get this many: one candidate arrives 2-3x sooner than five (docs/benchmarks.md, "Candidates while
-    # typing"); an explicit request (Ctrl+Space, "show inline suggestions") gets `candidates`.
-    typing_candidates: int = 1
+    # types) get this many: two arrive in time for about twice as many keystrokes as five, and survive the
+    # syntax checks more often than one (docs/benchmarks.md, "Candidates while typing"); an explicit request
+    # (Ctrl+Space, "show inline suggestions") gets `candidates`.
+    typing_candidates: int = 2
     max_tokens: int = 48
     debounce_ms: int = 30
     context_tokens: int = 1024

@@ -12,9 +12,10 @@ from lspclient import LspClient, position_at
 
 # Raw model lines (the tiny random model's text would not survive the syntax checks), greedy, no background
 # work that could take the worker between the two requests, no cross-file context (the fronts' other documents
-# differ), no debounce.
+# differ), no debounce. The LSP's ghost text is asked for as while typing (Automatic) and HTTP has no such notion,
+# so both kinds of request ask for the same number of candidates here.
 SETTINGS = {"postprocess": False, "triggerRules": False, "speculative": False, "warmUp": False,
-            "crossFileTokens": 0, "debounceMs": 0, "candidates": 3, "maxTokens": 12}
+            "crossFileTokens": 0, "debounceMs": 0, "candidates": 3, "typingCandidates": 3, "maxTokens": 12}
 URI = "file:///parity/tally.py"
 TEXT = "def tally(counts):\n    total = 0\n    for name, n in counts.items():\n        total = "
 
