@@ -40,6 +40,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from benchmarks import quality_names
 from benchmarks.common import save
 from laya_lsp.replay import LANGUAGES, Buffer, ReplayClient, server_command
 from laya_lsp.syntax import SyntaxDocument, plan_completion
@@ -189,7 +190,8 @@ async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespa
     """Every task through one server: the texts each would insert at the cursor, and the server's records."""
     multi = name in MULTI_LINE_SETS
     settings = {"postprocess": postprocess, "candidates": args.candidates, "debounceMs": 0,
-                "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0}
+                "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0,
+                **json.loads(args.settings)}
     client = ReplayClient(server_command(args.model), settings)
     await client.start()
     answers = []
@@ -230,6 +232,7 @@ def score(tasks: list[dict[str, Any]], answers: list[dict[str, Any]], multi: boo
             top = top.rstrip() + "\n" + task["line_prefix"] if task["before_code"] else top
             fits = parses(task["prefix"] + top + task["suffix"], task["language"])
         per_task.append({"empty": not answer["texts"], "em": float(got == want), "es": edit_similarity(got, want),
+                         "nim": quality_names.name_match(got, want, task.get("typed", "")),
                          "valid": [v for v in valid if v is not None and task["doc_parses"]],
                          "valid_vs_truth": [v for v in valid if v is not None and task["truth_parses"]],
                          "fits": fits})
@@ -252,7 +255,9 @@ def score(tasks: list[dict[str, Any]], answers: list[dict[str, Any]], multi: boo
         "p50_ms": round(statistics.median(lat), 1) if lat else 0,
         # the server's own measure: decode time per decoding step (one token per branch), this set's requests
         "decode_ms_per_token": round(float(server["summary"].get("decode_ms_per_token") or 0), 2),
-        "rules": dict(rules), "plans": dict(plans)}
+        "rules": dict(rules), "plans": dict(plans),
+        "steered": sum(bool((r.get("extra") or {}).get("steered")) for r in server["records"]),
+        "names": quality_names.breakdown(tasks, per_task) if not multi else None}
     return totals, per_task
 
 
@@ -344,6 +349,8 @@ def main() -> int:
     p.add_argument("--raw-from", metavar="RESULTS_JSON",
                    help="take the run without post-processing from an earlier results file of the same model and "
                         "tasks instead of running it again (to compare post-processing variants)")
+    p.add_argument("--settings", default="{}", help="more server settings, JSON (e.g. '{\"steerNames\": false}')")
+    p.add_argument("--sets", nargs="+", help="only these sets (default: all)")
     p.add_argument("--save-as", default="quality", help="results name: benchmarks/results/<date>-<name>.json")
     args = p.parse_args()
     if args.quick:
@@ -352,7 +359,7 @@ def main() -> int:
     report: dict[str, Any] = {"args": vars(args), "sets": {}}
     t0 = time.time()
     for name, tasks in sets.items():
-        if not tasks:  # a limit of 0 leaves the set out
+        if not tasks or (args.sets and name not in args.sets):  # a limit of 0 leaves the set out
             continue
         multi = name in MULTI_LINE_SETS
         for task in tasks:
@@ -360,13 +367,17 @@ def main() -> int:
             task["before_code"] = plan_completion(doc, len(task["prefix"])).before_code
             task["line_prefix"] = cursor_context(doc, len(task["prefix"])).line_prefix
             task["class"] = position_class(task)
+            task["trigger"], task["split"] = quality_names.trigger(task), quality_names.split(task["id"])
+            word = len(task["prefix"]) - len(task["prefix"].rstrip(WORD_CHARS))
+            task["typed"] = task["prefix"][word:]
             task["doc_parses"] = bool(parses(task["prefix"] + task["suffix"], task["language"]))
             task["truth_parses"] = bool(parses(task["prefix"] + task["middle"] + task["suffix"], task["language"]))
         saved = saved_raw_run(args.raw_from, name, tasks) if args.raw_from else None
         entry: dict[str, Any] = {"baselines": baseline_scores(tasks, multi),
                                  "docs_parse": sum(t["doc_parses"] for t in tasks),
                                  "docs_parse_with_truth": sum(t["truth_parses"] for t in tasks),
-                                 "tasks": [{"id": t["id"], "class": t["class"]} for t in tasks]}
+                                 "tasks": [{"id": t["id"], "class": t["class"], "trigger": t["trigger"], "split": t["split"]}
+                                           for t in tasks]}
         answers, server = asyncio.run(ask_all(tasks, name, args, postprocess=True))
         entry["laya"], post = score(tasks, answers, multi, server)
         for row, answer in zip(entry["tasks"], answers):
@@ -384,6 +395,7 @@ def main() -> int:
                 row["raw"] = answer["texts"]
         report["sets"][name] = entry
         print_set(name, entry)
+        quality_names.print_breakdown(entry)
     report["wall_s"] = round(time.time() - t0, 1)
     print("saved", save(args.save_as, report))
     return 0

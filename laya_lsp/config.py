@@ -55,6 +55,8 @@ class Settings:
     warm_up: bool = True  # prefill a buffer's cache on open and on `laya/focus`
     cross_file_tokens: int = 256  # budget for chunks of other recently used files (0 = off)
     outline_tokens: int = 192  # budget for an outline of the document above the prefix window (0 = off)
+    steer_names: bool = True  # steer the next identifier towards names that exist there (docs/analysis.md)
+    steer_wait_ms: int = 150  # how long after a request its first decoding step waits for the name analysis
     decision_tokens: int = 256
     decision_threshold: float = 0.5
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
@@ -93,6 +95,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "decision_tokens": (16, 8192),
     "cross_file_tokens": (0, 16384),
     "outline_tokens": (0, 16384),
+    "steer_wait_ms": (0, 10000),
     "decision_threshold": (0.0, 1.0),
 }
 

@@ -9,6 +9,7 @@ from .lazy_mlx_lm import defer_mlx_lm_init
 defer_mlx_lm_init()  # before the first mlx_lm import below: serving never needs transformers
 
 from .decode import Cancelled, CancelToken
+from .names import NameSet, NameSteer
 from .engine import Candidate, CompletionRequest, CompletionResult, Engine, EngineSettings, ModelInfo
 from .model import DEFAULT_MODEL_DIR, ModelLoadError, Progress, resolve_model
 from .scheduler import Job
@@ -30,6 +31,8 @@ __all__ = [
     "ModelLoadError",
     "ModelUnavailable",
     "ModelWork",
+    "NameSet",
+    "NameSteer",
     "Progress",
     "RequestStats",
     "ScoreResult",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
@@ -25,6 +26,7 @@ from .decode import (
     warm_steps,
 )
 from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
+from .names import NameSteer, steering_processor
 from .scheduler import Job, Scheduler
 from .stats import RequestStats, StatsBook
 from .work import ModelWork, work_job
@@ -66,6 +68,9 @@ class CompletionRequest:
     context: list[tuple[str, str]] = field(default_factory=list)
     # A prompt already built (token ids), answered as it is: `text` and `offset` then only matter for healing.
     prompt_ids: list[int] | None = None
+    # Names that exist at the cursor (engine/names.py), asked for at the first decoding step, after the prefill,
+    # so the analysis runs beside it; None from the call (or no call): decoding is not steered.
+    names: Callable[[], NameSteer | None] | None = None
 
 
 @dataclass
@@ -108,6 +113,10 @@ def trailing_blanks(prefix: str) -> str:
         return ""
     line = stripped[stripped.rfind("\n") + 1 :]
     return prefix[len(stripped) :] if line.strip() else ""
+
+
+def _unchanged(_history: mx.array, logits: mx.array) -> mx.array:
+    return logits
 
 
 class Engine:
@@ -342,7 +351,7 @@ class Engine:
             k=req.candidates or s.candidates,
             max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
             stop=stop,
-            logits_processors=[self._healing(heal)] if heal else [],
+            logits_processors=([self._healing(heal)] if heal else []) + self._steering(req, st),
         )
         doc = self.caches.get(req.doc_id)
         out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)
@@ -360,6 +369,25 @@ class Engine:
 
         return process
 
+    def _steering(self, req: CompletionRequest, st: RequestStats) -> list[LogitsProcessor]:
+        """The name-steering processor of `req` (none without names): the names are asked for at its first call,
+        on the worker after the prefill; from then on it is a pure function of (tokens so far, logits)."""
+        assert self.lm is not None
+        lm, ask = self.lm, req.names
+        if ask is None or lm.token_trie is None:
+            return []
+        trie, texts = lm.token_trie, lm.token_texts
+        ready: list[LogitsProcessor] = []
+
+        def process(history: mx.array, logits: mx.array) -> mx.array:
+            if not ready:
+                steer = ask()
+                st.extra["steered"] = steer is not None and not steer.empty
+                ready.append(steering_processor(trie, texts, steer) if steer and not steer.empty else _unchanged)
+            return ready[0](history, logits)
+
+        return [process]
+
     def _candidates(self, branches: list[Branch], heal: str = "") -> list[Candidate]:
         """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job).
 
@@ -369,6 +397,8 @@ class Engine:
         out: list[Candidate] = []
         seen: set[str] = set()
         for b in sorted(branches, key=lambda b: -b.logprob):
+            if b.logprob == -math.inf:  # started on a token name steering ruled out (fewer names than branches)
+                continue
             text = self.lm.decode(b.ids)
             if heal:
                 n = 0

@@ -24,6 +24,7 @@ from mlx import nn
 from ..device import device_defaults, mlx_device_kind
 from .cache import DocumentCache
 from .fim import FimFormat, PromptBuilder, detect_fim
+from .names import TokenTrie
 from .tokenizer import Tokenizer, TokenizerError, load_tokenizer
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,8 @@ class LoadedModel:
     dtype: str
     # Each id's text (token healing's table), decoded in one batch at load, never on a keystroke.
     token_texts: list[str] = field(default_factory=list, repr=False)
+    # The vocabulary as a token trie for name steering (engine/names.py), built at load, never on a keystroke.
+    token_trie: TokenTrie | None = field(default=None, repr=False)
     timings: dict[str, float] = field(default_factory=dict)
     _heal_masks: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -255,6 +258,7 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
         dtype=dtype,
         token_texts=tokenizer.token_texts(vocab_size),
     )
+    lm.token_trie = TokenTrie(lm.token_texts, vocab_size)
     lm.timings["load_ms"] = (time.perf_counter() - t0) * 1000
     return lm
 

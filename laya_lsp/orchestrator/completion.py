@@ -24,8 +24,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config import Settings
-from ..engine import CompletionRequest, CompletionResult, Engine, Job, RequestStats
+from ..engine import CompletionRequest, CompletionResult, Engine, Job, NameSteer, RequestStats
 from ..syntax import CompletionPlan, SyntaxDocument, plan_completion, postprocess_detailed
+from .analysis import NameAnalysis
 from .prompt_context import PromptContext
 from .waiting import Caller, ClientGone, ModelGate, wait_job
 
@@ -105,6 +106,7 @@ class CompletionFlow:
         self.settings = settings
         self.gate = gate
         self.context = PromptContext()
+        self.names = NameAnalysis()
         self._shown: dict[str, _Shown] = {}  # the last answer sent, per document
         self._spec: dict[str, _Shown] = {}  # the speculative answer for "top line accepted", per document
         self._inflight: dict[str, _InFlight] = {}
@@ -116,6 +118,8 @@ class CompletionFlow:
         """A document was opened: remember its language, take its chunks, warm its cache (cursor at the top)."""
         self._language[doc_id] = language_id
         self.context.ring.observe_file(doc_id, doc.text)
+        if self.settings().steer_names and doc.language is not None:
+            self.names.warm()
         self.warm(doc_id, doc, 0)
 
     def saved(self, doc_id: str, doc: SyntaxDocument) -> None:
@@ -236,8 +240,16 @@ class CompletionFlow:
             max_lines=plan.max_lines if plan.multiline else 1,
             max_tokens=min(s.max_tokens, plan.max_tokens),
             version=version, debounce=debounce, context=self._context(doc_id, doc, offset), background=background,
-            source=source,
+            source=source, names=self._names(doc_id, doc, offset) if kind != "warm-up" else None,
         )
+
+    def _names(self, doc_id: str, doc: SyntaxDocument, offset: int) -> Callable[[], NameSteer | None] | None:
+        """What the decoder asks for the names at `offset`: an analysis started now, beside the prefill."""
+        s = self.settings()
+        if not s.steer_names or doc.language is None:
+            return None
+        site = self.names.site(doc_id, doc, offset, self.context.ring.texts_besides(doc_id))
+        return self.names.steer(site, s.steer_wait_ms)
 
     @staticmethod
     def _reuse(entry: _Shown | None, prefix: str, suffix: str) -> list[Suggestion] | None:

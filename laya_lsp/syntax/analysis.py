@@ -1,0 +1,205 @@
+"""Names that exist at a position: what the decoder may be steered towards (monitor-guided decoding).
+
+    site = names_at(SyntaxDocument(text, "python", uri), offset, others=[text of other buffers])
+`site.trigger` says what kind of name comes at the cursor (`after_dot`, `arguments`, `expression`, `statement`,
+or `none`), `site.names` the names that may start there (None: the analysis cannot see, so nothing is
+constrained), `site.members` the names after a receiver the model may write (`self.`, `this.`).
+
+Python asks jedi (attributes of the object before the dot, names in scope with builtins and keywords, keyword
+arguments, installed modules' members); an unresolved receiver gives no completions and so no constraint. Every
+other grammar language takes the identifiers written in the file and in the other buffers, with the grammar's
+keywords: names that exist, not a type analysis (the orchestrator's policy only biases towards them).
+
+Runs off the keystroke path (the orchestrator calls it on its own thread, once per document version and
+cursor); it parses its own copy of the text, so the request's document is never touched from two threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from urllib.parse import unquote, urlparse
+
+import tree_sitter
+
+from .context import cursor_context
+from .document import SyntaxDocument
+
+log = logging.getLogger(__name__)
+
+TRIGGERS = ("after_dot", "arguments", "expression", "statement", "none")
+_TYPED = re.compile(r"[A-Za-z_$][\w$]*$")
+_WORD_BEFORE = re.compile(r"([A-Za-z_]\w*)$")
+# Words after which an expression starts (a name that must exist); `def`, `class`, `as`, `for`, `import` name
+# something new or a module, so they are no trigger.
+_EXPRESSION_WORDS = frozenset({"return", "if", "elif", "while", "in", "not", "and", "or", "yield", "await", "assert",
+                               "else", "is", "del", "raise", "case", "match", "throw", "new", "typeof", "delete",
+                               "void", "instanceof", "go", "defer"})
+_EXPRESSION_AFTER = tuple("=+-*/%<>!&|^~[{:?")
+_IDENT_NODES = frozenset({"identifier", "type_identifier", "field_identifier", "property_identifier",
+                          "shorthand_property_identifier", "shorthand_property_identifier_pattern",
+                          "private_property_identifier", "package_identifier", "namespace_identifier"})
+_CLASS_NODES = frozenset({"class_definition", "class_declaration", "class", "abstract_class_declaration",
+                          "struct_item", "impl_item", "struct_specifier", "class_specifier"})
+_SELF_NAMES = ("self", "this")
+_MAX_NAMES = 5000  # beyond this a set steers little and costs a big trie
+
+
+@dataclass(frozen=True)
+class NameSite:
+    """What the analysis knows at one cursor (see the module docstring)."""
+
+    trigger: str
+    typed: str = ""  # identifier characters typed before the cursor
+    names: frozenset[str] | None = None
+    members: dict[str, frozenset[str]] = field(default_factory=dict)
+    exact: bool = False  # names from a type analysis (jedi), not only the names written somewhere
+
+
+def trigger_at(doc: SyntaxDocument, offset: int) -> tuple[str, str]:
+    """(trigger kind, identifier typed before the cursor) at `offset`, from the line before the cursor."""
+    ctx = cursor_context(doc, offset)
+    line = ctx.line_prefix
+    m = _TYPED.search(line)
+    typed = m.group(0) if m else ""
+    if ctx.in_comment or (ctx.in_string is not None and not ctx.in_interpolation) or (typed and typed[0].isdigit()):
+        return "none", typed
+    before = line[: len(line) - len(typed)]
+    code = before.rstrip()
+    if code.endswith(("->", "::")) or (code.endswith(".") and not code.endswith("..")):
+        return ("after_dot" if before == code else "none"), typed
+    if not code:
+        return "statement", typed
+    if code.endswith(("(", ",")) and ctx.in_brackets:
+        return "arguments", typed
+    word = _WORD_BEFORE.search(code)
+    if word is not None:
+        return ("expression" if word.group(1) in _EXPRESSION_WORDS and before != code else "none"), typed
+    if code.endswith(_EXPRESSION_AFTER) or code.endswith(("(", ",")):
+        return "expression", typed
+    return "none", typed
+
+
+def names_at(doc: SyntaxDocument, offset: int, others: list[str] | tuple[str, ...] = (), uri: str = "") -> NameSite:
+    """The names that may come at `offset` of `doc` (a copy owned by the caller's thread) and after `self.`;
+    `others`: texts of other buffers, `uri`: the document's (jedi resolves imports relative to its path)."""
+    trigger, typed = trigger_at(doc, offset)
+    members = _self_members(doc, offset)
+    if trigger == "none":
+        return NameSite(trigger, typed, None, members)
+    if doc.spec.name == "python":
+        names = _jedi_names(doc, offset, typed, uri)
+        return NameSite(trigger, typed, names, members, exact=True)
+    if doc.tree is None:
+        return NameSite(trigger, typed, None, members)
+    names = set(_written_names(doc)) | _keywords(doc.spec.name)
+    for text in others:
+        names |= _written_names(SyntaxDocument(text, doc.spec.language_ids[0]))
+    if trigger == "after_dot":
+        names = {n for n in names if n not in _keywords(doc.spec.name)}
+    found = frozenset(n for n in names if n.startswith(typed))
+    return NameSite(trigger, typed, found if 0 < len(found) <= _MAX_NAMES else None, members)
+
+
+def _jedi_names(doc: SyntaxDocument, offset: int, typed: str, uri: str) -> frozenset[str] | None:
+    """jedi's completions at `offset` as bare names (keyword arguments without their `=`); None when it finds
+    none (an unresolved receiver) or fails."""
+    import jedi  # a heavy import, paid on the analysis thread at its warm-up
+
+    text = doc.text
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1)
+    path = _path(uri)
+    try:
+        completions = jedi.Script(text, path=path).complete(line, column)
+    except Exception:  # noqa: BLE001 - jedi fails on odd code now and then: then it cannot see
+        log.debug("jedi failed at %s:%d:%d", path, line, column, exc_info=True)
+        return None
+    names = frozenset(c.name.rstrip("=") for c in completions if c.name.rstrip("=").startswith(typed))
+    return names or None
+
+
+def _path(uri: str) -> str | None:
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" and parsed.path.endswith(".py") else None
+
+
+def _written_names(doc: SyntaxDocument) -> set[str]:
+    """Every identifier written in `doc` (declared or used: a name written once exists somewhere)."""
+    if doc.tree is None:
+        return set()
+    out: set[str] = set()
+    data = doc.data
+    cursor = doc.tree.walk()
+    while True:
+        node = cursor.node
+        if node is not None and node.type in _IDENT_NODES and node.child_count == 0:
+            out.add(data[node.start_byte : node.end_byte].decode("utf-8", "replace"))
+        if cursor.goto_first_child() or cursor.goto_next_sibling():
+            continue
+        while cursor.goto_parent():
+            if cursor.goto_next_sibling():
+                break
+        else:
+            return out
+
+
+@cache
+def _keywords(language: str) -> frozenset[str]:
+    """The grammar's keywords: its anonymous nodes spelled as words (`return`, `new`, `true`)."""
+    doc = SyntaxDocument("", language)
+    lang = doc.parser.language if doc.parser is not None else None
+    if lang is None:
+        return frozenset()
+    words = (lang.node_kind_for_id(i) for i in range(lang.node_kind_count)
+             if not lang.node_kind_is_named(i) and lang.node_kind_is_visible(i))
+    return frozenset(w for w in words if w and re.fullmatch(r"[A-Za-z_]\w*", w))
+
+
+def _self_members(doc: SyntaxDocument, offset: int) -> dict[str, frozenset[str]]:
+    """{"self" or "this": the members of the class around the cursor}: its methods, fields and the attributes
+    its code assigns or reads through self/this (empty outside a class)."""
+    if doc.tree is None:
+        return {}
+    byte = doc.byte_offset(offset)
+    node: tree_sitter.Node | None = doc.tree.root_node.descendant_for_byte_range(max(0, byte - 1), max(0, byte - 1))
+    while node is not None and node.type not in _CLASS_NODES:
+        node = node.parent
+    if node is None:
+        return {}
+    data = doc.data
+    names: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        if n.type in ("function_definition", "method_definition", "method_declaration", "function_item",
+                      "field_declaration", "public_field_definition", "field_definition"):
+            name = n.child_by_field_name("name") or n.child_by_field_name("property") \
+                or n.child_by_field_name("declarator")
+            if name is not None and name.type in _IDENT_NODES | {"identifier"}:
+                names.add(data[name.start_byte : name.end_byte].decode("utf-8", "replace"))
+        elif n.type in ("attribute", "member_expression", "field_expression"):
+            obj = n.child_by_field_name("object") or n.child_by_field_name("argument")
+            attr = n.child_by_field_name("attribute") or n.child_by_field_name("property") \
+                or n.child_by_field_name("field")
+            if obj is not None and attr is not None and data[obj.start_byte : obj.end_byte].decode() in _SELF_NAMES:
+                names.add(data[attr.start_byte : attr.end_byte].decode("utf-8", "replace"))
+    names = {n for n in names if re.fullmatch(r"[A-Za-z_$][\w$]*", n)}
+    if not names:
+        return {}
+    frozen = frozenset(names)
+    return {"self": frozen} if doc.spec.name == "python" else {"this": frozen}
+
+
+def warm_up() -> None:
+    """Load jedi and its view of the builtins once (its first completion takes most of a second)."""
+    try:
+        import jedi
+
+        jedi.Script("import os\nos.pa").complete(2, 5)
+        jedi.Script("x = [1]\nx.").complete(2, 2)
+    except Exception:  # noqa: BLE001 - a broken jedi only means Python gets no steering
+        log.warning("jedi failed to warm up: Python completions are not steered", exc_info=True)
