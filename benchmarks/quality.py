@@ -105,8 +105,8 @@ def file_line_tasks(patterns: list[str], limit: int) -> list[dict[str, Any]]:
 def load_tasks(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
     rng = random.Random(0)
     sets: dict[str, list[dict[str, Any]]] = {}
-    single = EVALS / "humaneval-single-line-even.jsonl"
-    multi = EVALS / "humaneval-multi-line-even.jsonl"
+    single = Path(args.evals) / "humaneval-single-line-even.jsonl"
+    multi = Path(args.evals) / "humaneval-multi-line-even.jsonl"
     if single.exists():
         rows = [json.loads(x) for x in single.open()]
         sets["humaneval-single"] = [
@@ -192,7 +192,10 @@ async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespa
     settings = {"postprocess": postprocess, "candidates": args.candidates, "debounceMs": 0,
                 "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0,
                 **json.loads(args.settings)}
-    client = ReplayClient(server_command(args.model), settings)
+    command = server_command(args.model)
+    if args.server_from:  # another checkout's server (e.g. main before a change), this benchmark's tasks and scoring
+        command = ["env", f"PYTHONPATH={args.server_from}", "PYTHONDONTWRITEBYTECODE=1", *command]
+    client = ReplayClient(command, settings)
     await client.start()
     answers = []
     records: dict[int, dict[str, Any]] = {}
@@ -350,6 +353,9 @@ def main() -> int:
                    help="take the run without post-processing from an earlier results file of the same model and "
                         "tasks instead of running it again (to compare post-processing variants)")
     p.add_argument("--settings", default="{}", help="more server settings, JSON (e.g. '{\"steerNames\": false}')")
+    p.add_argument("--server-from", metavar="DIR", help="run the server from another checkout (a paired 'before' run)")
+    p.add_argument("--evals", default=str(EVALS), help="folder of the HumanEval infilling files (default: ../shared/evals)")
+    p.add_argument("--split", choices=["dev", "test"], help="only the tasks of this split (benchmarks/quality_names.py)")
     p.add_argument("--sets", nargs="+", help="only these sets (default: all)")
     p.add_argument("--save-as", default="quality", help="results name: benchmarks/results/<date>-<name>.json")
     args = p.parse_args()
@@ -359,6 +365,8 @@ def main() -> int:
     report: dict[str, Any] = {"args": vars(args), "sets": {}}
     t0 = time.time()
     for name, tasks in sets.items():
+        if args.split:
+            tasks = [t for t in tasks if quality_names.split(t["id"]) == args.split]
         if not tasks or (args.sets and name not in args.sets):  # a limit of 0 leaves the set out
             continue
         multi = name in MULTI_LINE_SETS

@@ -82,9 +82,9 @@ def test_name_trie_marks_whole_names() -> None:
 GOLDENS = [
     # (trigger kind, language, document with the cursor at █, the right continuation)
     ("after_dot", "python",
-     "class Shape:\n    def __init__(self, side):\n        self.side_length = side\n\n    def area(self):\n"
-     "        return self.█\n", "side_length ** 2"),
-    ("after_dot", "python", "import os\n\npath = os.path.█\n", "join(base, name)"),
+     ("class Shape:\n    def __init__(self, side):\n        self.side_length = side\n\n    def area(self):\n"
+     "        return self.█\n"), "side_length ** 2"),
+    ("after_dot", "python", "import os\n\nbase, name = '/', 'a'\npath = os.path.█\n", "join(base, name)"),
     ("after_dot", "python", "items = []\nitems.█\n", "append(3)"),
     ("arguments", "python", "def scale(value, factor=2):\n    return value * factor\n\nscale(3, █)\n", "factor=4"),
     ("arguments", "python", "total_count = 3\nprint(█)\n", "total_count)"),
@@ -92,6 +92,7 @@ GOLDENS = [
     ("expression", "python", "limit = 4\nwhile count < █\n", "limit:"),
     ("expression", "python", "flag = True\nif not █\n", "flag:"),
     ("statement", "python", "def f(x):\n    result = x\n    █\n", "return result"),
+    ("statement", "python", 'def g(numbers):\n    """Doc."""\n█\n', "    for n in numbers:"),
     ("after_dot", "python", "class A:\n    def go(self):\n        self.spe█\n", "ed = 3"),
     ("after_dot", "javascript", "class Counter {\n  constructor() { this.count = 0; }\n  inc() { return this.█ }\n}\n",
      "count + 1;"),

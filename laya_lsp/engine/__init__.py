@@ -9,9 +9,9 @@ from .lazy_mlx_lm import defer_mlx_lm_init
 defer_mlx_lm_init()  # before the first mlx_lm import below: serving never needs transformers
 
 from .decode import Cancelled, CancelToken
-from .names import NameSet, NameSteer
 from .engine import Candidate, CompletionRequest, CompletionResult, Engine, EngineSettings, ModelInfo
 from .model import DEFAULT_MODEL_DIR, ModelLoadError, Progress, resolve_model
+from .names import NameSet, NameSteer
 from .scheduler import Job
 from .score import ScoreResult
 from .stats import RequestStats

@@ -29,6 +29,11 @@ IDENT = IDENT_START | frozenset("0123456789")
 _BLANKS = frozenset(" \t")
 _MEMBER_TAIL = re.compile(r"(?<![\w.$])([A-Za-z_$][\w$]*)(?:\.|->|::)([\w$]*)$")
 _TAIL_CHARS = 96  # how much generated text a row's state is read from (a name chain fits; nothing grows)
+_NAME_END = re.compile(r"[A-Za-z_$][\w$]*$")
+_NAMES = re.compile(r"[A-Za-z_$][\w$]*")
+_EXPRESSION_AFTER = tuple("=([{,+-*/%<>!&|^~:")
+_EXPRESSION_WORDS = frozenset({"return", "if", "elif", "while", "in", "not", "and", "or", "yield", "await", "assert",
+                               "else", "is", "del", "raise", "new", "typeof", "throw", "case"})
 
 
 @dataclass(frozen=True)
@@ -46,15 +51,20 @@ class NameSteer:
 
     `first`: the identifier the completion starts with (None: not a trigger, or the analysis cannot see);
     `typed`: identifier characters already typed before the cursor (the start of that identifier);
-    `members`: for a receiver the model may write (`self`), the names that may follow `receiver.`."""
+    `members`: for a receiver the model may write (`self`), the names that may follow `receiver.`;
+    `scope`: the names in scope, for an identifier the model starts where an expression starts (after `=`, `(`,
+    `,`, an operator, `return`) on the cursor's line (names the line itself writes join them); `line`: the
+    cursor's line before `typed` (where a receiver or a string may have started)."""
 
     first: NameSet | None = None
     typed: str = ""
     members: Mapping[str, NameSet] = field(default_factory=dict)
+    scope: NameSet | None = None
+    line: str = ""
 
     @property
     def empty(self) -> bool:
-        return self.first is None and not self.members
+        return self.first is None and not self.members and self.scope is None
 
 
 class _Node:
@@ -137,30 +147,51 @@ class TokenTrie:
                 out += self.subtree(child)
 
 
-def _row_state(steer: NameSteer, gen: str) -> tuple[NameSet, str, bool] | None:
-    """(names, the prefix typed of one, before any character of it) for a row that generated `gen`, or None."""
+def _row_state(steer: NameSteer, gen: str) -> tuple[NameSet, frozenset[str], str, bool] | None:
+    """(names, names the line wrote, the prefix typed of a name, before any character of it) for a row that
+    generated `gen`, or None where it is free."""
     if steer.first is not None:
         body = gen.lstrip(" \t") if not steer.typed else gen
         if all(c in IDENT for c in body):
-            return steer.first, steer.typed + body, not (steer.typed + body) and "\n" not in gen
+            return steer.first, frozenset(), steer.typed + body, not (steer.typed + body) and "\n" not in gen
+    tail = (steer.line + steer.typed + gen)[-_TAIL_CHARS:]
+    if "\n" in gen:  # a later line: its names are the analysis's business no more
+        return None
     if steer.members:
-        m = _MEMBER_TAIL.search((steer.typed + gen)[-_TAIL_CHARS:])
+        m = _MEMBER_TAIL.search(tail)
         if m is not None and m.group(1) in steer.members:
-            return steer.members[m.group(1)], m.group(2), not m.group(2)
+            return steer.members[m.group(1)], frozenset(), m.group(2), not m.group(2)
+    if steer.scope is not None:
+        partial = _NAME_END.search(tail)
+        prefix = partial.group(0) if partial else ""
+        before = tail[: len(tail) - len(prefix)]
+        code = before.rstrip()
+        if _in_string(before) or code.endswith((".", "->", "::")) or (prefix and prefix[0].isdigit()):
+            return None
+        word = _NAME_END.search(code)
+        if (word is not None and word.group(0) in _EXPRESSION_WORDS and code != before) or (
+                word is None and code.endswith(_EXPRESSION_AFTER) and not code.endswith("->")):
+            return steer.scope, frozenset(_NAMES.findall(before)), prefix, not prefix
     return None
+
+
+def _in_string(text: str) -> bool:
+    """An odd number of unescaped quotes of one kind: the text ends inside a string (a line's worth of text)."""
+    text = text.replace("\\\\", "").replace("\\\"", "").replace("\\'", "")
+    return any(text.count(q) % 2 for q in "\"'`")
 
 
 def steering_processor(trie: TokenTrie, texts: list[str], steer: NameSteer) -> Callable[[mx.array, mx.array], mx.array]:
     """mlx-lm's logits processor for `steer`: rows at a trigger get their name mask or bias, others pass."""
-    tries: dict[int, _Node] = {}
-    masks: dict[tuple[int, str, bool], Any] = {}
+    tries: dict[tuple[int, frozenset[str]], _Node] = {}
+    masks: dict[tuple[int, frozenset[str], str, bool], Any] = {}
 
-    def mask_for(names: NameSet, prefix: str, before: bool) -> Any:
-        key = (id(names), prefix, before)
+    def mask_for(names: NameSet, extra: frozenset[str], prefix: str, before: bool) -> Any:
+        key = (id(names), extra, prefix, before)
         if key not in masks:
-            node: _Node | None = tries.get(id(names))
+            node: _Node | None = tries.get(key[:2])
             if node is None:
-                node = tries[id(names)] = name_trie(names.names)
+                node = tries[key[:2]] = name_trie(names.names | extra)
             for ch in prefix:
                 node = node.children.get(ch) if node is not None else None
             # A prefix no name has (the model left the set where it was only biased): leave the row alone.

@@ -39,6 +39,8 @@ POLICY: dict[str, float | None] = {
     "written:expression": 4.0,
     "written:statement": None,
     "members": 4.0,
+    "exact:scope": 2.0,
+    "written:scope": 2.0,
 }
 CACHED = 64  # analyses kept (a few per open buffer: the cursor moves while typing)
 
@@ -95,7 +97,7 @@ class NameAnalysis:
                 found = site.result(timeout=max(0.0, deadline - time.perf_counter()))
             except FutureTimeout:
                 return None
-            except Exception:  # noqa: BLE001 - a failed analysis only means this request is not steered
+            except Exception:
                 log.warning("name analysis failed", exc_info=True)
                 return None
             return steering(found, self.policy)
@@ -114,4 +116,6 @@ def steering(site: NameSite, policy: dict[str, float | None]) -> NameSteer:
         first = NameSet(site.names, penalty)
     member_penalty = policy.get("members")
     members = {} if member_penalty is None else {k: NameSet(v, member_penalty) for k, v in site.members.items()}
-    return NameSteer(first, site.typed, members)
+    scope_penalty = policy.get(f"{'exact' if site.exact else 'written'}:scope")
+    scope = NameSet(site.scope, scope_penalty) if site.scope and scope_penalty is not None else None
+    return NameSteer(first, site.typed, members, scope, site.line)

@@ -32,6 +32,10 @@ from .waiting import Caller, ClientGone, ModelGate, wait_job
 
 log = logging.getLogger(__name__)
 
+# When every candidate of a run fails the syntax checks, one more run asks for this many (the document's cache
+# makes it a decode, not a prefill): measured against blank answers in docs/analysis.md.
+WIDER_CANDIDATES = 8
+
 
 @dataclass
 class Suggestion:
@@ -159,10 +163,12 @@ class CompletionFlow:
         refused = await self.gate.refusal(doc_id, kind)
         if refused is not None:
             return Completion([], refused)
-        for _attempt in range(2):
+        wider: int | None = None
+        for _attempt in range(3):
             if not current():
                 return None
-            ticket = self._start(doc_id, doc, offset, kind, version, debounce, remember, typing)
+            ticket = self._start(doc_id, doc, offset, kind, version, debounce and wider is None, remember, typing,
+                                 wider)
             if ticket.immediate is not None:
                 return ticket.immediate
             if ticket.job is None:
@@ -183,16 +189,20 @@ class CompletionFlow:
             if result.stats.status != "ok":
                 return Completion([], result.stats, ticket.plan, result)
             answer = self._finish(doc, offset, ticket.plan, result, doc_id if remember else None, ticket.typed)
-            if not (ticket.shared and not answer.suggestions):
+            if ticket.shared and not answer.suggestions:
+                continue  # The user typed past what the running generation predicted: ask the model for this text.
+            if answer.suggestions or wider is not None or not answer.rejected.get("syntax_error") \
+                    or len(result.candidates) >= WIDER_CANDIDATES:
                 return answer
-            # The user typed past what the running generation predicted: ask the model for this text.
+            wider = WIDER_CANDIDATES  # every candidate failed the syntax checks: more of them, once
         return answer
 
     def _start(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, version: int | None,
-               debounce: bool, remember: bool, typing: bool = False) -> _Ticket:
-        """Decide how to answer: from what was shown or is running, by a new model run, or not at all."""
+               debounce: bool, remember: bool, typing: bool = False, wider: int | None = None) -> _Ticket:
+        """Decide how to answer: from what was shown or is running, by a new model run, or not at all
+        (`wider`: a run for this many candidates, the last one's all having failed the syntax checks)."""
         s = self.settings()
-        wanted = s.typing_candidates if typing else s.candidates
+        wanted = wider or (s.typing_candidates if typing else s.candidates)
         prefix, suffix = doc.text[:offset], doc.text[offset:]
         if s.typed_through:
             for entry, source in ((self._shown.get(doc_id), "typed-through"), (self._spec.get(doc_id), "speculative")):

@@ -56,6 +56,8 @@ class NameSite:
     names: frozenset[str] | None = None
     members: dict[str, frozenset[str]] = field(default_factory=dict)
     exact: bool = False  # names from a type analysis (jedi), not only the names written somewhere
+    scope: frozenset[str] | None = None  # names in scope on the cursor's line (for expressions the model writes)
+    line: str = ""  # the cursor's line before `typed`
 
 
 def trigger_at(doc: SyntaxDocument, offset: int) -> tuple[str, str]:
@@ -86,35 +88,55 @@ def names_at(doc: SyntaxDocument, offset: int, others: list[str] | tuple[str, ..
     """The names that may come at `offset` of `doc` (a copy owned by the caller's thread) and after `self.`;
     `others`: texts of other buffers, `uri`: the document's (jedi resolves imports relative to its path)."""
     trigger, typed = trigger_at(doc, offset)
+    ctx = cursor_context(doc, offset)
+    line = ctx.line_prefix[: len(ctx.line_prefix) - len(typed)]
     members = _self_members(doc, offset)
-    if trigger == "none":
-        return NameSite(trigger, typed, None, members)
     if doc.spec.name == "python":
-        names = _jedi_names(doc, offset, typed, uri)
-        return NameSite(trigger, typed, names, members, exact=True)
+        return _python_site(doc, offset, trigger, typed, line, members, uri)
     if doc.tree is None:
-        return NameSite(trigger, typed, None, members)
-    names = set(_written_names(doc)) | _keywords(doc.spec.name)
+        return NameSite(trigger, typed, None, members, line=line)
+    keywords = _keywords(doc.spec.name)
+    written = set(_written_names(doc)) | keywords
     for text in others:
-        names |= _written_names(SyntaxDocument(text, doc.spec.language_ids[0]))
-    if trigger == "after_dot":
-        names = {n for n in names if n not in _keywords(doc.spec.name)}
+        written |= _written_names(SyntaxDocument(text, doc.spec.language_ids[0]))
+    scope = frozenset(written) if len(written) <= _MAX_NAMES else None
+    names = {n for n in written if n not in keywords} if trigger == "after_dot" else written
     found = frozenset(n for n in names if n.startswith(typed))
-    return NameSite(trigger, typed, found if 0 < len(found) <= _MAX_NAMES else None, members)
+    first = found if 0 < len(found) <= _MAX_NAMES and trigger != "none" else None
+    return NameSite(trigger, typed, first, members, scope=scope, line=line)
 
 
-def _jedi_names(doc: SyntaxDocument, offset: int, typed: str, uri: str) -> frozenset[str] | None:
-    """jedi's completions at `offset` as bare names (keyword arguments without their `=`); None when it finds
-    none (an unresolved receiver) or fails."""
+def _python_site(doc: SyntaxDocument, offset: int, trigger: str, typed: str, line: str,
+                 members: dict[str, frozenset[str]], uri: str) -> NameSite:
+    """jedi's names at the cursor and, for the line the model writes, in scope there. At the start of a
+    statement they are asked at the indentation the new line will have (a blank line's column 0 is the module's
+    scope, not the function's)."""
+    text = doc.text
+    ctx = cursor_context(doc, offset)
+    if not ctx.line_prefix.strip() and ctx.expected_indent.startswith(ctx.line_prefix):
+        extra = ctx.expected_indent[len(ctx.line_prefix):]
+        text, offset, line = text[:offset] + extra + text[offset:], offset + len(extra), ctx.expected_indent
+    names = _jedi_names(text, offset, typed, uri) if trigger != "none" else None
+    if trigger in ("statement", "expression", "arguments"):
+        scope = _jedi_names(text, offset - len(typed), "", uri)
+    else:  # (after a dot the cursor's completions are attributes: ask at the start of the line)
+        start = text.rfind("\n", 0, offset) + 1
+        indent = start + len(text[start:offset]) - len(text[start:offset].lstrip(" \t"))
+        scope = _jedi_names(text, indent, "", uri)
+    return NameSite(trigger, typed, names, members, exact=True, scope=scope, line=line)
+
+
+def _jedi_names(text: str, offset: int, typed: str, uri: str) -> frozenset[str] | None:
+    """jedi's completions at `offset` of `text` as bare names (keyword arguments without their `=`); None when
+    it finds none (an unresolved receiver) or fails."""
     import jedi  # a heavy import, paid on the analysis thread at its warm-up
 
-    text = doc.text
     line = text.count("\n", 0, offset) + 1
     column = offset - (text.rfind("\n", 0, offset) + 1)
     path = _path(uri)
     try:
         completions = jedi.Script(text, path=path).complete(line, column)
-    except Exception:  # noqa: BLE001 - jedi fails on odd code now and then: then it cannot see
+    except Exception:
         log.debug("jedi failed at %s:%d:%d", path, line, column, exc_info=True)
         return None
     names = frozenset(c.name.rstrip("=") for c in completions if c.name.rstrip("=").startswith(typed))
@@ -185,7 +207,8 @@ def _self_members(doc: SyntaxDocument, offset: int) -> dict[str, frozenset[str]]
             obj = n.child_by_field_name("object") or n.child_by_field_name("argument")
             attr = n.child_by_field_name("attribute") or n.child_by_field_name("property") \
                 or n.child_by_field_name("field")
-            if obj is not None and attr is not None and data[obj.start_byte : obj.end_byte].decode() in _SELF_NAMES:
+            if obj is not None and attr is not None and attr.end_byte != byte \
+                    and data[obj.start_byte : obj.end_byte].decode() in _SELF_NAMES:  # (not the one being typed)
                 names.add(data[attr.start_byte : attr.end_byte].decode("utf-8", "replace"))
     names = {n for n in names if re.fullmatch(r"[A-Za-z_$][\w$]*", n)}
     if not names:
@@ -201,5 +224,5 @@ def warm_up() -> None:
 
         jedi.Script("import os\nos.pa").complete(2, 5)
         jedi.Script("x = [1]\nx.").complete(2, 2)
-    except Exception:  # noqa: BLE001 - a broken jedi only means Python gets no steering
+    except Exception:
         log.warning("jedi failed to warm up: Python completions are not steered", exc_info=True)
