@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
@@ -204,9 +205,13 @@ class Engine:
         return self.scheduler.call(lambda: self.caches.bytes_by_doc() if self.caches else {})
 
     def queue_state(self) -> dict[str, Any]:
-        """The scheduler's queue as `laya/stats` reports it."""
+        """The scheduler's queue as `laya/stats` reports it; `runningTokens`: the prompt tokens the running job's
+        document cache covers now (a long prefill's progress, read off the worker: a list's length)."""
         s = self.scheduler
-        return {"queued": s.queued(), "running": s.running_key(), "dropped": s.dropped, "superseded": s.superseded}
+        running = s.running_key()
+        cache = self.caches.peek(re.split("[#\0]", running, maxsplit=1)[0]) if running and self.caches else None
+        return {"queued": s.queued(), "running": running, "runningTokens": len(cache.ids) if cache else 0,
+                "dropped": s.dropped, "superseded": s.superseded}
 
     @property
     def evictions(self) -> int:
