@@ -100,10 +100,13 @@ def build_float(out: Path, shape: str, seed: int = 0) -> Path:
     return out
 
 
-def convert(src: Path, out: Path, bits: int, group_size: int = 64, mode: str = "affine") -> Path:
-    """`mlx_lm.convert -q` of `src` into `out` (a subprocess: mlx_lm.convert imports transformers)."""
+def convert(src: Path, out: Path, bits: int, group_size: int = 64, mode: str = "affine",
+            recipe: str | None = None) -> Path:
+    """`mlx_lm.convert -q` of `src` into `out` (a subprocess: mlx_lm.convert imports transformers); `recipe`: one of
+    its mixed-bit recipes ("mixed_3_6", ...), which write per-layer overrides into the `quantization` block."""
     cmd = [sys.executable, "-m", "mlx_lm", "convert", "--hf-path", str(src), "--mlx-path", str(out), "-q",
-           "--q-bits", str(bits), "--q-group-size", str(group_size), "--q-mode", mode]
+           "--q-bits", str(bits), "--q-group-size", str(group_size), "--q-mode", mode,
+           *(["--quant-predicate", recipe] if recipe else [])]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_VERBOSITY": "error"}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if proc.returncode != 0:
@@ -116,10 +119,11 @@ def _version() -> str:
     return hashlib.sha1(data).hexdigest()[:10]
 
 
-def checkpoint(shape: str, bits: int | None = None, mode: str = "affine") -> Path:
+def checkpoint(shape: str, bits: int | None = None, mode: str = "affine", recipe: str | None = None) -> Path:
     """The checkpoint of `shape` (bf16, or `bits`-bit via mlx_lm.convert), built once into the temp directory."""
     tokenizer_dir()
-    name = f"laya-qwen-{shape}-{'bf16' if bits is None else f'{mode}{bits}'}-{_version()}"
+    kind = "bf16" if bits is None else f"{mode}{bits}" + (f"-{recipe}" if recipe else "")
+    name = f"laya-qwen-{shape}-{kind}-{_version()}"
     out = Path(tempfile.gettempdir()) / name
     if (out / "config.json").exists():
         return out
@@ -128,7 +132,7 @@ def checkpoint(shape: str, bits: int | None = None, mode: str = "affine") -> Pat
     if bits is None:
         build_float(tmp, shape)
     else:
-        convert(checkpoint(shape), tmp, bits, mode=mode)
+        convert(checkpoint(shape), tmp, bits, mode=mode, recipe=recipe)
     try:
         tmp.rename(out)
     except OSError:  # another process built it first; its copy is the same
