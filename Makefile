@@ -44,7 +44,8 @@ test: $(STAMP) lint test-tokenizer
 	bash editors/scripts/install-test-deps.sh $(PY)
 	$(PY) -m pytest -q -ra $(PYTEST_ARGS)
 
-# VS Code end to end: the .vsix in code-server 4.100.3, driven by headless Chromium (Linux, Node 20; not in `make test`)
+# VS Code end to end alone: the .vsix in code-server 4.100.3, driven by headless Chromium (Linux, Node 20; `make test`
+# runs it too, from tests/test_editor_vscode.py)
 test-editors: $(STAMP)
 	bash editors/scripts/install-test-deps.sh $(PY)
 	bash editors/vscode/e2e/run.sh $(PY)

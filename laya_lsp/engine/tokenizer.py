@@ -22,6 +22,16 @@ from .cuts import CutRule, cut_rule
 log = logging.getLogger(__name__)
 
 NAMED_SPECIALS = ("bos_token", "eos_token", "unk_token", "pad_token")
+REPLACEMENT = "\ufffd"  # what a decode writes for bytes that are no (or not yet a whole) UTF-8 character
+
+
+def whole_characters(text: str, document: str = "") -> str:
+    """`text` cut before the first U+FFFD the document does not have: a token budget can end inside a character
+    (byte-fallback or byte-level tokens), and a model can emit bytes that form none. Where the document has the
+    character itself, a generated one may be a copy; only a trailing run (an unfinished character) is cut."""
+    if REPLACEMENT in document:
+        return text.rstrip(REPLACEMENT)
+    return text.split(REPLACEMENT, 1)[0]
 
 
 class TokenizerError(Exception):
