@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(1, str(ROOT))  # benchmarks.checkpoints builds the real-tokenizer models
 
 from tinymodel import build_tiny_model
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _tiny_model_dir() -> Path:

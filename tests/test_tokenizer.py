@@ -15,8 +15,9 @@ import pytest
 from conftest import TINY_MODEL
 from mlx.utils import tree_flatten
 
-from laya_lsp.engine.model import DEFAULT_MODEL_DIR, load_model, load_weights
+from laya_lsp.engine.model import DEFAULT_MODEL_DIR, load_model
 from laya_lsp.engine.tokenizer import load_tokenizer, whole_characters
+from laya_lsp.engine.weights import load_weights
 
 TEXTS = ["", "def add(a, b):\n    return a + b\n", "x = '日本語 😀 café'\r\n\tpass", "<|endoftext|>print(1)<|fim_pad|>",
          "   \n\n\n  spaces  ", "e\u0301\u00a0\u3000 👩\u200d💻", "0123456789 'll 's"]
