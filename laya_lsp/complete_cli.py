@@ -82,14 +82,14 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if args.json:
         print(json.dumps({
-            "model": {"name": info.name, "path": info.path, "fim": info.fim, "layout": info.layout,
-                      "load_ms": round(load_ms, 1), **info.timings},
+            "model": {"name": info.name, "path": info.path, "dtype": info.dtype, "fim": info.fim,
+                      "layout": info.layout, "load_ms": round(load_ms, 1), **info.timings},
             "runs": [{"plan": r.plan.reason if r.plan else "", "candidates": [c.__dict__ for c in r.suggestions],
                       "raw": [c.__dict__ for c in r.result.candidates] if r.result else [],
                       "stats": r.stats.to_dict()} for r in runs],
         }, indent=2))
         return 0
-    print(f"model {info.name} ({info.fim}/{info.layout}) loaded+warmed in {load_ms:.0f} ms")
+    print(f"model {info.name} ({info.dtype}; {info.fim}/{info.layout}) loaded+warmed in {load_ms:.0f} ms")
     for i, r in enumerate(runs, 1):
         st = r.stats.to_dict()
         print(f"run {i} ({r.plan.reason if r.plan else st['status']}): " + "  ".join(

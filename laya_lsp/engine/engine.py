@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import time
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
@@ -29,6 +30,7 @@ from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
 from .names import NameSteer, steering_processor
 from .scheduler import Job, Scheduler
 from .stats import RequestStats, StatsBook
+from .tokenizer import whole_characters
 from .work import ModelWork, work_job
 
 log = logging.getLogger(__name__)
@@ -212,9 +214,13 @@ class Engine:
         return self.scheduler.call(lambda: self.caches.bytes_by_doc() if self.caches else {})
 
     def queue_state(self) -> dict[str, Any]:
-        """The scheduler's queue as `laya/stats` reports it."""
+        """The scheduler's queue as `laya/stats` reports it; `runningTokens`: the prompt tokens the running job's
+        document cache covers now (a long prefill's progress, read off the worker: a list's length)."""
         s = self.scheduler
-        return {"queued": s.queued(), "running": s.running_key(), "dropped": s.dropped, "superseded": s.superseded}
+        running = s.running_key()
+        cache = self.caches.peek(re.split("[#\0]", running, maxsplit=1)[0]) if running and self.caches else None
+        return {"queued": s.queued(), "running": running, "runningTokens": len(cache.ids) if cache else 0,
+                "dropped": s.dropped, "superseded": s.superseded}
 
     @property
     def evictions(self) -> int:
@@ -357,7 +363,7 @@ class Engine:
         out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)
         st.reused_tokens, st.prefill_ms, st.decode_ms = out.reused, out.prefill_ms, out.decode_ms
         st.decode_tokens = max((len(b.ids) for b in out.branches), default=0)
-        return self._finished(job, req, st, self._candidates(out.branches, heal))
+        return self._finished(job, req, st, self._candidates(out.branches, req.text, heal))
 
     def _healing(self, heal: str) -> LogitsProcessor:
         """The first token must start with the blanks the prompt left out (see `trailing_blanks`)."""
@@ -388,8 +394,9 @@ class Engine:
 
         return [process]
 
-    def _candidates(self, branches: list[Branch], heal: str = "") -> list[Candidate]:
-        """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job).
+    def _candidates(self, branches: list[Branch], document: str, heal: str = "") -> list[Candidate]:
+        """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job),
+        cut before bytes that form no character (`whole_characters`).
 
         With `heal`, the prompt left out the blanks typed before the cursor and the first token was made to
         start with them; they are already in the document, so they come off the text again."""
@@ -399,7 +406,7 @@ class Engine:
         for b in sorted(branches, key=lambda b: -b.logprob):
             if b.logprob == -math.inf:  # started on a token name steering ruled out (fewer names than branches)
                 continue
-            text = self.lm.decode(b.ids)
+            text = whole_characters(self.lm.decode(b.ids), document)
             if heal:
                 n = 0
                 while n < len(heal) and n < len(text) and text[n] == heal[n]:
