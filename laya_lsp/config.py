@@ -57,6 +57,8 @@ class Settings:
     outline_tokens: int = 192  # budget for an outline of the document above the prefix window (0 = off)
     steer_names: bool = True  # steer the next identifier towards names that exist there (docs/analysis.md)
     steer_wait_ms: int = 150  # how long after a request its first decoding step waits for the name analysis
+    # When every candidate fails the syntax checks, one more run asks for this many (0 = off): docs/analysis.md.
+    wider_candidates: int = 8
     decision_tokens: int = 256
     decision_threshold: float = 0.5
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
@@ -96,6 +98,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "cross_file_tokens": (0, 16384),
     "outline_tokens": (0, 16384),
     "steer_wait_ms": (0, 10000),
+    "wider_candidates": (0, 10),
     "decision_threshold": (0.0, 1.0),
 }
 

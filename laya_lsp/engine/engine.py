@@ -27,7 +27,7 @@ from .decode import (
     warm_steps,
 )
 from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
-from .names import NameSteer, steering_processor
+from .names import NameSteer, deferred_steering
 from .scheduler import Job, Scheduler
 from .stats import RequestStats, StatsBook
 from .tokenizer import whole_characters
@@ -115,10 +115,6 @@ def trailing_blanks(prefix: str) -> str:
         return ""
     line = stripped[stripped.rfind("\n") + 1 :]
     return prefix[len(stripped) :] if line.strip() else ""
-
-
-def _unchanged(_history: mx.array, logits: mx.array) -> mx.array:
-    return logits
 
 
 class Engine:
@@ -376,23 +372,11 @@ class Engine:
         return process
 
     def _steering(self, req: CompletionRequest, st: RequestStats) -> list[LogitsProcessor]:
-        """The name-steering processor of `req` (none without names): the names are asked for at its first call,
-        on the worker after the prefill; from then on it is a pure function of (tokens so far, logits)."""
+        """`req`'s name steering (engine/names.py `deferred_steering`), none without names."""
         assert self.lm is not None
-        lm, ask = self.lm, req.names
-        if ask is None or lm.token_trie is None:
+        if req.names is None or self.lm.token_trie is None:
             return []
-        trie, texts = lm.token_trie, lm.token_texts
-        ready: list[LogitsProcessor] = []
-
-        def process(history: mx.array, logits: mx.array) -> mx.array:
-            if not ready:
-                steer = ask()
-                st.extra["steered"] = steer is not None and not steer.empty
-                ready.append(steering_processor(trie, texts, steer) if steer and not steer.empty else _unchanged)
-            return ready[0](history, logits)
-
-        return [process]
+        return [deferred_steering(req.names, self.lm.token_trie, self.lm.token_texts, st.extra)]
 
     def _candidates(self, branches: list[Branch], document: str, heal: str = "") -> list[Candidate]:
         """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job),

@@ -218,3 +218,24 @@ def steering_processor(trie: TokenTrie, texts: list[str], steer: NameSteer) -> C
         return mx.stack(out) if changed else logits
 
     return process
+
+
+def _unchanged(_history: mx.array, logits: mx.array) -> mx.array:
+    return logits
+
+
+def deferred_steering(ask: Callable[[], NameSteer | None], trie: TokenTrie, texts: list[str],
+                      record: dict[str, Any]) -> Callable[[mx.array, mx.array], mx.array]:
+    """A request's steering processor whose names are asked for at its first call (on the worker, after the
+    prefill: the analysis runs beside it); from then on a pure function of (tokens so far, logits).
+    `record["steered"]` says whether the names came and said anything."""
+    ready: list[Callable[[mx.array, mx.array], mx.array]] = []
+
+    def process(history: mx.array, logits: mx.array) -> mx.array:
+        if not ready:
+            steer = ask()
+            record["steered"] = steer is not None and not steer.empty
+            ready.append(steering_processor(trie, texts, steer) if steer and not steer.empty else _unchanged)
+        return ready[0](history, logits)
+
+    return process

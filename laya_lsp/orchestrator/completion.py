@@ -32,10 +32,6 @@ from .waiting import Caller, ClientGone, ModelGate, wait_job
 
 log = logging.getLogger(__name__)
 
-# When every candidate of a run fails the syntax checks, one more run asks for this many (the document's cache
-# makes it a decode, not a prefill): measured against blank answers in docs/analysis.md.
-WIDER_CANDIDATES = 8
-
 
 @dataclass
 class Suggestion:
@@ -191,11 +187,19 @@ class CompletionFlow:
             answer = self._finish(doc, offset, ticket.plan, result, doc_id if remember else None, ticket.typed)
             if ticket.shared and not answer.suggestions:
                 continue  # The user typed past what the running generation predicted: ask the model for this text.
-            if answer.suggestions or wider is not None or not answer.rejected.get("syntax_error") \
-                    or len(result.candidates) >= WIDER_CANDIDATES:
+            wider = self._wider(answer, result, wider)
+            if wider is None:
                 return answer
-            wider = WIDER_CANDIDATES  # every candidate failed the syntax checks: more of them, once
         return answer
+
+    def _wider(self, answer: Completion, result: CompletionResult, asked: int | None) -> int | None:
+        """How many candidates a second run asks for when every candidate of the first failed the syntax checks
+        (`widerCandidates`; the document's cache makes it a decode, not a prefill); None: answer as it is."""
+        wider = self.settings().wider_candidates
+        if answer.suggestions or asked is not None or not answer.rejected.get("syntax_error") \
+                or len(result.candidates) >= wider:
+            return None
+        return wider
 
     def _start(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, version: int | None,
                debounce: bool, remember: bool, typing: bool = False, wider: int | None = None) -> _Ticket:
