@@ -121,6 +121,7 @@ def load_tasks(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
     if HELDOUT.exists():
         rows = [json.loads(x) for x in HELDOUT.open()]
         sets["heldout-lines"] = rows[: args.limit_heldout]
+        sets["heldout-names"] = quality_names.name_tasks(rows)[: args.limit_heldout]
     sets["file-lines"] = file_line_tasks(args.files, args.limit_files)
     return sets
 

@@ -82,3 +82,27 @@ def print_breakdown(entry: dict[str, Any]) -> None:
     for name, m in rows:
         print(f"  {name:<24} {m['n']:>4}  {m['next_identifier_match']:.3f}  {m['exact_match']:.3f}"
               f"  {m['edit_similarity']:5.1f}  {m['blank']:.3f}  {m['shown_wrong']:.3f}  {m['shown_right']:.3f}")
+
+
+_CUTS = (re.compile(r"[A-Za-z_)\]]\.(?=[A-Za-z_])"), re.compile(r"[A-Za-z_]\((?=[A-Za-z_])"),
+         re.compile(r"(?:[^=!<>]=|\breturn) (?=[A-Za-z_])"))
+
+
+def name_tasks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`heldout-names`: the held-out lines cut where a name must come, inside the line: after its first `x.`
+    (after_dot), else after its first `f(` (arguments), else after `= ` or `return ` (expression); the rest of
+    the line is the middle. Lines in comments and strings are left out (no name is asked for there)."""
+    out = []
+    for row in rows:
+        line, _, rest = row["middle"].partition("\n")
+        code = line.strip()
+        if not code or code.startswith(("#", '"', "'")):
+            continue
+        cut = next((m.end() for pattern in _CUTS if (m := pattern.search(line))), None)
+        if cut is None:
+            continue
+        task = {"id": f"{row['id']}:{cut}", "language": row["language"], "prefix": row["prefix"] + line[:cut],
+                "middle": line[cut:] + ("\n" if _ or rest else ""), "suffix": rest + row["suffix"]}
+        if trigger(task) != "none":
+            out.append(task)
+    return out

@@ -193,11 +193,11 @@ class CompletionFlow:
         return answer
 
     def _wider(self, answer: Completion, result: CompletionResult, asked: int | None) -> int | None:
-        """How many candidates a second run asks for when every candidate of the first failed the syntax checks
-        (`widerCandidates`; the document's cache makes it a decode, not a prefill); None: answer as it is."""
+        """How many candidates a second run asks for when the syntax checks rejected every candidate of the first
+        (blank once cleaned, or unparseable; `widerCandidates`; the document's cache makes it a decode, not a
+        prefill); None: answer as it is."""
         wider = self.settings().wider_candidates
-        if answer.suggestions or asked is not None or not answer.rejected.get("syntax_error") \
-                or len(result.candidates) >= wider:
+        if answer.suggestions or asked is not None or not answer.rejected or len(result.candidates) >= wider:
             return None
         return wider
 

@@ -123,6 +123,12 @@ def _python_site(doc: SyntaxDocument, offset: int, trigger: str, typed: str, lin
         start = text.rfind("\n", 0, offset) + 1
         indent = start + len(text[start:offset]) - len(text[start:offset].lstrip(" \t"))
         scope = _jedi_names(text, indent, "", uri)
+    # A new statement may define a name (the line to infill often defines one the code below reads): the names
+    # written anywhere in the file join it and the scope (a bias, by the policy, never a mask).
+    written = _written_names(doc)
+    if trigger == "statement":
+        names = frozenset(n for n in (names or frozenset()) | written if n.startswith(typed)) or None
+    scope = (scope or frozenset()) | written or None
     return NameSite(trigger, typed, names, members, exact=True, scope=scope, line=line)
 
 
