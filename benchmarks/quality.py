@@ -40,7 +40,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from benchmarks import quality_names
+from benchmarks import deep_lines, quality_names
 from benchmarks.common import save
 from laya_lsp.replay import LANGUAGES, Buffer, ReplayClient, server_command
 from laya_lsp.syntax import SyntaxDocument, plan_completion
@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 EVALS = ROOT.parent / "shared" / "evals"
 HELDOUT = ROOT / "benchmarks" / "data" / "heldout.jsonl"
+DEEP = ROOT / "benchmarks" / "data" / "deep-lines.jsonl"
 FILES = [str(ROOT / "examples" / "*")]
 MULTI_LINE_SETS = frozenset({"humaneval-multi"})
 STATS_EVERY = 100  # tasks between reads of the server's request records (it keeps the last 256)
@@ -123,6 +124,8 @@ def load_tasks(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
         sets["heldout-lines"] = rows[: args.limit_heldout]
         sets["heldout-names"] = quality_names.name_tasks(rows)[: args.limit_heldout]
     sets["file-lines"] = file_line_tasks(args.files, args.limit_files)
+    if DEEP.exists():  # whole held-out files, the cursor deep in them (benchmarks/deep_lines.py)
+        sets.update(deep_lines.load_sets(args.limit_heldout))
     return sets
 
 

@@ -38,6 +38,14 @@ def test_before_a_name_tokens_must_spell_a_prefix_of_one_or_start_no_name() -> N
     assert got == {"a", "ab", "ab(", "ab.c", " a", " ab", "(", "1", "\n", " "}
 
 
+def test_any_leading_blanks_lead_to_a_name() -> None:
+    texts = [" ", "\t", " ab", "\tab", "  ab", " \tab", " x", "\tx"]
+    steer = NameSteer(NameSet(frozenset({"ab"})))
+    proc = steering_processor(TokenTrie(texts, len(texts)), texts, steer)
+    out = np.array(proc(mx.zeros((1, 0), dtype=mx.int32), mx.zeros((1, len(texts))))[0]).tolist()
+    assert [t for t, v in zip(texts, out) if v == -math.inf] == [" x", "\tx"]
+
+
 def test_inside_a_name_and_after_it() -> None:
     steer = NameSteer(NameSet(frozenset({"ab", "abc"})))
     assert {TEXTS[i] for i in _allowed(steer, [0])} == {"b"}  # "a" is no whole name: only "b" goes on

@@ -124,13 +124,9 @@ class TokenTrie:
         mask = (self.free_before if before else (self.free_after if names.terminal else np.zeros(self.vocab, bool))).copy()
         out: list[int] = []
         starts = [self.root]
-        if before:  # leading blanks, then the name: " foo" after `return`
-            node = self.root
-            while True:
-                node = next((node.children[c] for c in _BLANKS if c in node.children), None)  # type: ignore[assignment]
-                if node is None:
-                    break
-                starts.append(node)
+        if before:  # leading blanks (any mix of spaces and tabs), then the name: " foo" after `return`
+            for node in starts:
+                starts += [child for ch, child in node.children.items() if ch in _BLANKS]
         for node in starts:
             self._walk(node, names, out, top=True)
         mask[out] = True
