@@ -18,6 +18,7 @@ from enum import Enum
 from typing import Any, TypeVar
 
 import mlx.core as mx
+import numpy as np
 
 from .adapter import BranchStep, DecodeModel, Extend, Work, decode_model
 from .cache import DocumentCache
@@ -171,6 +172,22 @@ def prefill_steps(dm: DecodeModel, doc: DocumentCache, prompt: list[int], chunk:
     return keep, prompt[end:]
 
 
+def log_softmax(logits: mx.array) -> mx.array:
+    """Log-probabilities over the last axis (the vocabulary), evaluated.
+
+    On a CPU the normaliser is computed with numpy, whose vectorised exp is ~30x MLX's CPU exp: over Qwen's 151,936
+    tokens MLX's logsumexp cost more than the output head itself (docs/benchmarks.md, "The vocabulary's cost").
+    Elsewhere MLX's own (no copy off the device)."""
+    if mx.default_device() != mx.cpu:
+        return logits - mx.logsumexp(logits, axis=-1, keepdims=True)
+    x = np.array(logits.astype(mx.float32), copy=False)
+    top = x.max(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):  # (a row masked to -inf everywhere stays -inf)
+        norm = np.log(np.exp(x - np.where(np.isfinite(top), top, 0)).sum(axis=-1, keepdims=True))
+        norm += np.where(np.isfinite(top), top, 0)
+    return logits - mx.array(norm).astype(logits.dtype)
+
+
 def first_tokens(logits: mx.array, s: DecodeSettings) -> tuple[mx.array, list[Branch]]:
     """The branches' first tokens from the prompt's last logits (vocab,): the k most likely (k == 1: the
     sampler's choice), as an array to feed and as branches that emitted them (one evaluation)."""
@@ -178,7 +195,7 @@ def first_tokens(logits: mx.array, s: DecodeSettings) -> tuple[mx.array, list[Br
     rows = logits[None]
     for process in s.logits_processors:
         rows = process(mx.zeros((1, 0), dtype=mx.int32), rows)
-    lp = rows[0] - mx.logsumexp(rows[0])
+    lp = log_softmax(rows[0])
     if k == 1:
         firsts = s.sampler(lp[None])
     else:
@@ -214,7 +231,7 @@ def branch_steps(dm: DecodeModel, doc: DocumentCache, tokens: mx.array, branches
             out = yield BranchStep(state, tokens)
             for process in s.logits_processors:
                 out = process(history, out)
-            lp = out - mx.logsumexp(out, axis=-1, keepdims=True)
+            lp = log_softmax(out)
             tokens = s.sampler(lp).astype(mx.int32)
             chosen = mx.take_along_axis(lp, tokens[:, None], axis=-1)[:, 0]
             mx.eval(tokens, chosen)  # one evaluation per step

@@ -19,7 +19,15 @@ from mlx_lm.models.cache import KVCache, make_prompt_cache
 
 from .adapter import repeat_cache
 from .cache import DocumentCache
-from .decode import CancelToken, DecodeSettings, LogitsProcessor, Verdict, decode_branches, prefill_chunked
+from .decode import (
+    CancelToken,
+    DecodeSettings,
+    LogitsProcessor,
+    Verdict,
+    decode_branches,
+    log_softmax,
+    prefill_chunked,
+)
 from .model import LoadedModel
 
 # Options per forward pass; larger sets are scored in several passes of this size (memory: one KV copy each).
@@ -94,7 +102,7 @@ def score_options(
     cache = borrow(lm, doc, prompt_ids)
     pre = prefill_chunked(lm.model, cache, prompt_ids, chunk, cancel)
     t0 = time.perf_counter()
-    first = pre.logits - mx.logsumexp(pre.logits)
+    first = log_softmax(pre.logits)
     scores: list[OptionScore] = []
     for lo in range(0, len(options_ids), MAX_BATCH):
         cancel.check()
@@ -116,7 +124,7 @@ def _score_batch(lm: LoadedModel, doc: DocumentCache, first: mx.array, options: 
     mask = mx.array([[1.0 if j < len(o) - 1 else 0.0 for j in range(width)] for o in options])
     cache = repeat_cache(doc, len(options))
     logits = lm.model(mx.array(inputs), cache=cache)
-    lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
+    lp = log_softmax(logits)
     token_lp = mx.take_along_axis(lp, mx.array(targets)[..., None], axis=-1)[..., 0]
     sums = (token_lp * mask).sum(axis=1)
     mx.eval(sums)
