@@ -99,8 +99,8 @@ def test_other_files_come_first_and_share_the_budget():
     assert [path for path, _ in chunks] == ["file:///proj/other.py", "file:///proj/long.py"]
 
 
-# Through the server: raw model text at every position, one short candidate, nothing in the background.
-SERVED = {"postprocess": False, "triggerRules": False, "debounceMs": 0, "candidates": 1, "maxTokens": 2,
+# Through the server: a model run at every position, one short candidate, nothing in the background.
+SERVED = {"triggerRules": False, "debounceMs": 0, "candidates": 1, "maxTokens": 2,
           "crossFileTokens": 0, "warmUp": False, "speculative": False, "typedThrough": False, "contextTokens": 1024}
 URI = "file:///proj/long.py"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
@@ -25,9 +26,11 @@ from .decode import (
     warm_steps,
 )
 from .draft import MAX_DRAFT, DraftBook
+from .healing import trailing_blanks
 from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
 from .scheduler import Job, Scheduler
 from .stats import RequestStats, StatsBook
+from .tokenizer import whole_characters
 from .work import ModelWork, work_job
 
 log = logging.getLogger(__name__)
@@ -99,19 +102,6 @@ class ModelInfo:
     layout: str
     repo_level: bool  # its FIM format has repository tokens: cross-file context can go before the prompt
     timings: dict[str, float] = field(default_factory=dict)
-
-
-def trailing_blanks(prefix: str) -> str:
-    """Spaces/tabs typed after code on the cursor's line ("return ", "x = ").
-
-    Byte-level BPE tokenizers attach a space to the word after it, so a prompt ending in a lone space asks the
-    model for a word without its space, which it almost never saw. The prompt leaves them out instead and the
-    first token must start with them (token healing). Indentation alone on a line is left as it is."""
-    stripped = prefix.rstrip(" \t")
-    if len(stripped) == len(prefix):
-        return ""
-    line = stripped[stripped.rfind("\n") + 1 :]
-    return prefix[len(stripped) :] if line.strip() else ""
 
 
 class Engine:
@@ -216,9 +206,13 @@ class Engine:
         return self.scheduler.call(lambda: self.caches.bytes_by_doc() if self.caches else {})
 
     def queue_state(self) -> dict[str, Any]:
-        """The scheduler's queue as `laya/stats` reports it."""
+        """The scheduler's queue as `laya/stats` reports it; `runningTokens`: the prompt tokens the running job's
+        document cache covers now (a long prefill's progress, read off the worker: a list's length)."""
         s = self.scheduler
-        return {"queued": s.queued(), "running": s.running_key(), "dropped": s.dropped, "superseded": s.superseded}
+        running = s.running_key()
+        cache = self.caches.peek(re.split("[#\0]", running, maxsplit=1)[0]) if running and self.caches else None
+        return {"queued": s.queued(), "running": running, "runningTokens": len(cache.ids) if cache else 0,
+                "dropped": s.dropped, "superseded": s.superseded}
 
     @property
     def evictions(self) -> int:
@@ -368,7 +362,7 @@ class Engine:
         st.decode_steps, st.draft_tokens, st.accepted_tokens = c.steps, c.drafted, c.accepted
         if c.by_source:
             st.extra["drafts"] = {k: list(v) for k, v in c.by_source.items()}
-        return self._finished(job, req, st, self._candidates(out.branches, heal))
+        return self._finished(job, req, st, self._candidates(out.branches, req.text, heal))
 
     def _healing(self, heal: str) -> LogitsProcessor:
         """The first token must start with the blanks the prompt left out (see `trailing_blanks`)."""
@@ -380,8 +374,9 @@ class Engine:
 
         return process
 
-    def _candidates(self, branches: list[Branch], heal: str = "") -> list[Candidate]:
-        """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job).
+    def _candidates(self, branches: list[Branch], document: str, heal: str = "") -> list[Candidate]:
+        """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job),
+        cut before bytes that form no character (`whole_characters`).
 
         With `heal`, the prompt left out the blanks typed before the cursor and the first token was made to
         start with them; they are already in the document, so they come off the text again."""
@@ -389,7 +384,7 @@ class Engine:
         out: list[Candidate] = []
         seen: set[str] = set()
         for b in sorted(branches, key=lambda b: -b.logprob):
-            text = self.lm.decode(b.ids)
+            text = whole_characters(self.lm.decode(b.ids), document)
             if heal:
                 n = 0
                 while n < len(heal) and n < len(text) and text[n] == heal[n]:

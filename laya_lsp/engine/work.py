@@ -28,6 +28,7 @@ from .model import LoadedModel
 from .scheduler import Job
 from .score import ConstrainedResult, ScoreResult, borrow, constrained_decode, score_options
 from .stats import RequestStats
+from .tokenizer import whole_characters
 
 if TYPE_CHECKING:
     from .engine import Candidate, Engine
@@ -123,7 +124,7 @@ class ModelWork:
         t0 = time.perf_counter()
         stop = LineStop(max_lines, frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids)
         branches = decode_branches(lm.model, cache, pre.logits, DecodeSettings(k, max_tokens, stop), self._token)
-        out = [Candidate(lm.decode(br.ids), br.logprob, len(br.ids)) for br in branches]
+        out = [Candidate(whole_characters(lm.decode(br.ids)), br.logprob, len(br.ids)) for br in branches]
         self._count(len(prompt), pre.reused, pre.ms, max((c.tokens for c in out), default=0),
                     (time.perf_counter() - t0) * 1000)
         return sorted(out, key=lambda c: -c.logprob)
