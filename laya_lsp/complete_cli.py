@@ -12,7 +12,7 @@ from pathlib import Path
 from . import bootstrap
 from .config import Settings
 from .engine import ModelLoadError
-from .orchestrator import Completion, Orchestrator
+from .orchestrator import Completion
 from .syntax import SyntaxDocument
 from .syntax.positions import PositionError, strict_offset
 
@@ -48,14 +48,14 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
     offset = offset_of(text, line, col)
     t0 = time.perf_counter()
     try:
-        engine = bootstrap.start_engine(settings)
+        orchestrator = bootstrap.start(settings)
     except ModelLoadError as exc:
         print(f"laya-lsp: model not loaded: {exc}", file=sys.stderr)
         return 1
     load_ms = (time.perf_counter() - t0) * 1000
+    engine = orchestrator.engine
     info = engine.model_info()
     assert info is not None
-    orchestrator = Orchestrator(engine, lambda: settings)
     doc = SyntaxDocument(text, "", path.resolve().as_uri())
     kind = "inline" if args.inline else "completion"
 

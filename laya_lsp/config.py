@@ -27,27 +27,31 @@ class FallbackSettings:
     api_key: str = ""
 
 
+_ENGINE = EngineSettings()  # each default is written once: the engine's and the syntax layer's knobs own theirs
+_SYNTAX = SyntaxSettings()
+
+
 @dataclass
 class Settings:
     """Every documented configuration key (README, "Configuration")."""
 
     model: str = ""  # local mlx-lm directory or Hugging Face repo id; empty = embedded default model
     allow_download: bool = False
-    candidates: int = 5
+    candidates: int = _ENGINE.candidates
     # Requests made while typing (ghost text triggered automatically, a completion list asked again as the user
     # types) get this many: two arrive in time for about twice as many keystrokes as five, and survive the
     # syntax checks more often than one (docs/benchmarks.md, "Candidates while typing"); an explicit request
     # (Ctrl+Space, "show inline suggestions") gets `candidates`.
     typing_candidates: int = 2
-    max_tokens: int = 48
-    debounce_ms: int = 30
-    context_tokens: int = 1024
+    max_tokens: int = _ENGINE.max_tokens
+    debounce_ms: int = int(_ENGINE.debounce_ms)
+    context_tokens: int = _ENGINE.context_tokens
     threads: int = 0  # 0 = leave MLX/BLAS thread defaults
-    cache_budget_mb: float = 512.0
-    prefill_chunk: int = 128
-    inline_max_lines: int = 8
-    complete_in_comments: bool = True
-    complete_in_strings: bool = True
+    cache_budget_mb: float = _ENGINE.cache_budget_mb
+    prefill_chunk: int = _ENGINE.prefill_chunk
+    inline_max_lines: int = _SYNTAX.max_lines
+    complete_in_comments: bool = _SYNTAX.complete_in_comments
+    complete_in_strings: bool = _SYNTAX.complete_in_strings
     trigger_rules: bool = True  # syntax may decline to complete (mid-word, code after the cursor, ...)
     postprocess: bool = True  # clean candidates with tree-sitter; false gives the model's raw lines
     typed_through: bool = True  # answer from a shown candidate while the user types through it

@@ -277,7 +277,7 @@ class Engine:
         suf_budget = int(s.context_tokens * s.suffix_share) if self.lm.fim.has_fim else 0
         suf = suffix_ids(b, suffix, suf_budget)
         ctx = b.repo_context(req.context, req.doc_id, s.context_tokens // 2) if req.context else []
-        pre, _start = doc.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - len(ctx) - 4)
+        pre, _start = doc.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - len(ctx) - b.frame_tokens)
         return b.build(pre, suf, ctx).ids
 
     def _probe(self, job: Job, req: CompletionRequest) -> bool:
