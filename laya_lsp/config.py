@@ -61,7 +61,7 @@ class Settings:
     outline_tokens: int = 192  # budget for an outline of the document above the prefix window (0 = off)
     # Longest draft a decode step verifies (prompt lookup over the document, its last answer and the other buffers;
     # the output is the same, only the number of steps changes); 0 = no speculation.
-    draft_tokens: int = 8
+    draft_tokens: int = _ENGINE.draft_tokens
     decision_tokens: int = 256
     decision_threshold: float = 0.5
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
