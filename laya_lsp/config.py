@@ -59,6 +59,9 @@ class Settings:
     warm_up: bool = True  # prefill a buffer's cache on open and on `laya/focus`
     cross_file_tokens: int = 256  # budget for chunks of other recently used files (0 = off)
     outline_tokens: int = 192  # budget for an outline of the document above the prefix window (0 = off)
+    # Longest draft a decode step verifies (prompt lookup over the document, its last answer and the other buffers;
+    # the output is the same, only the number of steps changes); 0 = no speculation.
+    draft_tokens: int = _ENGINE.draft_tokens
     decision_tokens: int = 256
     decision_threshold: float = 0.5
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
@@ -81,6 +84,7 @@ class Settings:
             prefill_chunk=self.prefill_chunk,
             cache_budget_mb=self.cache_budget_mb,
             debounce_ms=float(self.debounce_ms),
+            draft_tokens=self.draft_tokens,
         )
 
 
@@ -94,6 +98,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "cache_budget_mb": (1, 65536),
     "prefill_chunk": (8, 4096),
     "inline_max_lines": (1, 200),
+    "draft_tokens": (0, 32),
     "decision_tokens": (16, 8192),
     "cross_file_tokens": (0, 16384),
     "outline_tokens": (0, 16384),
