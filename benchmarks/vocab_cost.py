@@ -47,7 +47,7 @@ def _pick(logits: Any) -> Any:
     """What a decode step does with its logits (decode.branch_steps, greedy): normalise, pick, read the pick."""
     import mlx.core as mx
 
-    from laya_lsp.engine.decode import log_softmax
+    from laya_lsp.engine.logprobs import log_softmax
 
     lp = log_softmax(logits)
     tokens = mx.argmax(lp, axis=-1)

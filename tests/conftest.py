@@ -34,6 +34,9 @@ def _tiny_model_dir() -> Path:
 
 TINY_MODEL = _tiny_model_dir()
 SERVER_CMD = [sys.executable, "-m", "laya_lsp", "--model", str(TINY_MODEL)]
+# The embedded default model: its text survives post-processing, so end-to-end tests run with the syntax stage on.
+DEFAULT_MODEL = ROOT / "laya_lsp" / "models" / "default"
+DEFAULT_SERVER_CMD = [sys.executable, "-m", "laya_lsp", "--model", str(DEFAULT_MODEL)]
 
 
 def as_dict(obj: Any) -> Any:

@@ -6,6 +6,12 @@ processors and the stop rule are arguments, not wired in; cancellation is checke
 `adapter.BranchStep`, or None after a prefill chunk it ran alone) and is sent the logits back. So one driver can
 compute the work of several documents in one batched step (the scheduler), and `run_alone` computes one
 coroutine's work as it comes. Single decoding is k = 1 of the same code.
+
+Speculation (a `Drafter` in the settings, greedy sampling, an adapter that verifies drafts): a branch's step
+feeds its newest token followed by a draft of what may come next, at consecutive positions, in one forward pass;
+the branch keeps the tokens the model itself picks while they agree with the draft (one more than the accepted
+draft tokens) and trims the rest, as mlx-lm's `speculative_generate_step` does with a draft model. The output
+is the greedy output without the draft; only the number of steps changes.
 """
 
 from __future__ import annotations
@@ -15,13 +21,13 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import mlx.core as mx
-import numpy as np
 
 from .adapter import BranchStep, DecodeModel, Extend, Work, decode_model
 from .cache import DocumentCache
+from .logprobs import log_softmax
 
 T = TypeVar("T")
 # A step coroutine: yields the work it needs (None: it computed a prefill chunk alone), is sent its logits.
@@ -122,6 +128,41 @@ class Branch:
         self.done = verdict is not Verdict.GO
 
 
+@dataclass(frozen=True)
+class Draft:
+    """Tokens proposed to follow a branch, and the class of source they came from (for its acceptance)."""
+
+    tokens: list[int]
+    source: str
+
+
+class Drafter(Protocol):
+    """Proposes what may follow a branch and learns how often it was right."""
+
+    def propose(self, ids: list[int], limit: int) -> Draft | None:
+        """A draft of at most `limit` tokens to follow a branch that emitted `ids`, or None."""
+
+    def judged(self, draft: Draft, accepted: int, tried: int) -> None:
+        """The model agreed with the draft's first `accepted` of the `tried` tokens it checked."""
+
+
+@dataclass
+class DecodeCounts:
+    """What a decode did, per request: forward steps after the first token, drafted and accepted tokens."""
+
+    steps: int = 0
+    drafted: int = 0
+    accepted: int = 0
+    by_source: dict[str, list[int]] = field(default_factory=dict)  # source -> [drafted, accepted]
+
+    def add(self, source: str, drafted: int, accepted: int) -> None:
+        self.drafted += drafted
+        self.accepted += accepted
+        row = self.by_source.setdefault(source, [0, 0])
+        row[0] += drafted
+        row[1] += accepted
+
+
 @dataclass
 class DecodeSettings:
     k: int = 1  # branches, started from the k most likely first tokens
@@ -129,6 +170,8 @@ class DecodeSettings:
     stop: StopRule = never_stop
     sampler: Sampler = greedy
     logits_processors: list[LogitsProcessor] = field(default_factory=list)
+    draft: Drafter | None = None  # drafts verified in the step (greedy sampling only)
+    counts: DecodeCounts = field(default_factory=DecodeCounts)
 
 
 @dataclass
@@ -172,22 +215,6 @@ def prefill_steps(dm: DecodeModel, doc: DocumentCache, prompt: list[int], chunk:
     return keep, prompt[end:]
 
 
-def log_softmax(logits: mx.array) -> mx.array:
-    """Log-probabilities over the last axis (the vocabulary), evaluated.
-
-    On a CPU the normaliser is computed with numpy, whose vectorised exp is ~30x MLX's CPU exp: over Qwen's 151,936
-    tokens MLX's logsumexp cost more than the output head itself (docs/benchmarks.md, "The vocabulary's cost").
-    Elsewhere MLX's own (no copy off the device)."""
-    if mx.default_device() != mx.cpu:
-        return logits - mx.logsumexp(logits, axis=-1, keepdims=True)
-    x = np.array(logits.astype(mx.float32), copy=False)
-    top = x.max(axis=-1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):  # (a row masked to -inf everywhere stays -inf)
-        norm = np.log(np.exp(x - np.where(np.isfinite(top), top, 0)).sum(axis=-1, keepdims=True))
-        norm += np.where(np.isfinite(top), top, 0)
-    return logits - mx.array(norm).astype(logits.dtype)
-
-
 def first_tokens(logits: mx.array, s: DecodeSettings) -> tuple[mx.array, list[Branch]]:
     """The branches' first tokens from the prompt's last logits (vocab,): the k most likely (k == 1: the
     sampler's choice), as an array to feed and as branches that emitted them (one evaluation)."""
@@ -215,36 +242,103 @@ def branch_steps(dm: DecodeModel, doc: DocumentCache, tokens: mx.array, branches
                  cancel: CancelToken) -> Steps[list[Branch]]:
     """Go on decoding `branches` (from `first_tokens`) after the document's prompt, feeding them `tokens`.
 
-    All branches take one step together per token, with the sampler choosing each row's next token; a branch
-    the stop rule ended keeps being fed (its row keeps the step's shape) but no longer emits. Generated tokens
-    never stay in the document's cache.
+    Every branch that has not ended takes a step together per round, with the sampler choosing each row's next
+    token; with a drafter (greedy only), a branch's step also verifies a draft (see the module docstring).
+    Generated tokens never stay in the document's cache.
     """
     if s.max_tokens <= 1 or all(b.done for b in branches):
         return branches
     state = dm.open(doc, len(branches), s.max_tokens)
-    history = tokens[:, None]
+    drafter = s.draft if dm.drafts and s.sampler is greedy else None
+    newest: list[int] = tokens.tolist()  # type: ignore[assignment]  # each branch's token not yet in the cache
     try:
-        for _ in range(1, s.max_tokens):
-            if all(b.done for b in branches):
+        while True:
+            live = [i for i, b in enumerate(branches) if not b.done and len(b.ids) < s.max_tokens]
+            if not live:
                 break
             cancel.check()
-            out = yield BranchStep(state, tokens)
-            for process in s.logits_processors:
-                out = process(history, out)
-            lp = log_softmax(out)
-            tokens = s.sampler(lp).astype(mx.int32)
-            chosen = mx.take_along_axis(lp, tokens[:, None], axis=-1)[:, 0]
-            mx.eval(tokens, chosen)  # one evaluation per step
-            ids: list[int] = tokens.tolist()  # type: ignore[assignment]
-            lps: list[float] = chosen.tolist()  # type: ignore[assignment]
-            for b, t, l in zip(branches, ids, lps):
-                if not b.done:
-                    b.feed(t, l, s.stop)
-            if s.logits_processors:
-                history = mx.concatenate([history, tokens[:, None]], axis=1)
+            drafts = _propose(drafter, branches, live, s.max_tokens)
+            rows = [0] * len(branches)
+            fed: list[int] = []
+            for i in live:
+                rows[i] = 1 + len(drafts[i].tokens)
+                fed += [newest[i], *drafts[i].tokens]
+            out = yield BranchStep(state, mx.array(fed, dtype=mx.int32), rows)
+            s.counts.steps += 1
+            picked, lps = _choose(out, s, [(branches[i].ids, drafts[i]) for i in live])
+            r = 0
+            for i in live:
+                d = drafts[i]
+                kept, accepted, tried = _accept(branches[i], d, picked[r : r + rows[i]], lps[r : r + rows[i]], s)
+                state.trim(i, rows[i] - kept)
+                newest[i] = branches[i].ids[-1] if branches[i].ids else newest[i]
+                if d.tokens and drafter is not None:
+                    drafter.judged(d, accepted, tried)
+                    s.counts.add(d.source, len(d.tokens), accepted)
+                r += rows[i]
     finally:
         dm.close(state)
     return branches
+
+
+NO_DRAFT = Draft([], "")
+
+
+def _propose(drafter: Drafter | None, branches: list[Branch], live: list[int], max_tokens: int) -> dict[int, Draft]:
+    """Each live branch's draft: at most what its token budget leaves after this step's own token."""
+    out: dict[int, Draft] = {}
+    for i in live:
+        room = max_tokens - len(branches[i].ids) - 1
+        d = drafter.propose(branches[i].ids, room) if drafter is not None and room > 0 else None
+        out[i] = Draft(d.tokens[:room], d.source) if d is not None and d.tokens else NO_DRAFT
+    return out
+
+
+def _choose(out: mx.array, s: DecodeSettings, histories: list[tuple[list[int], Draft]]) -> tuple[list[int], list[float]]:
+    """The sampler's token for every row and its log-probability, after the logits processors (one evaluation).
+
+    Row j of a branch continues its tokens so far plus the first j tokens of its draft: processors see exactly
+    the history they would without speculation."""
+    if s.logits_processors:
+        lengths = {len(ids) for ids, d in histories}
+        if len(lengths) == 1 and all(not d.tokens for _, d in histories):
+            out = _process(s.logits_processors, mx.array([ids for ids, _ in histories], dtype=mx.int32), out)
+        else:
+            rows, r = [], 0
+            for ids, d in histories:
+                seq = ids + d.tokens
+                for j in range(1 + len(d.tokens)):
+                    h = mx.array([seq[: len(ids) + j]], dtype=mx.int32)
+                    rows.append(_process(s.logits_processors, h, out[r : r + 1]))
+                    r += 1
+            out = mx.concatenate(rows)
+    lp = log_softmax(out)
+    tokens = s.sampler(lp).astype(mx.int32)
+    chosen = mx.take_along_axis(lp, tokens[:, None], axis=-1)[:, 0]
+    mx.eval(tokens, chosen)
+    return tokens.tolist(), chosen.tolist()  # type: ignore[return-value]
+
+
+def _process(processors: list[LogitsProcessor], history: mx.array, logits: mx.array) -> mx.array:
+    for process in processors:
+        logits = process(history, logits)
+    return logits
+
+
+def _accept(b: Branch, draft: Draft, picked: list[int], lps: list[float], s: DecodeSettings) -> tuple[int, int, int]:
+    """Feed the branch the model's tokens while they agree with the draft (the stop rule still ends it inside
+    a draft). Returns the rows whose tokens stay in the cache (the newest token and the draft tokens before the
+    last one fed), the draft tokens the model agreed with and the draft tokens checked."""
+    n = len(draft.tokens)
+    for j, (t, lp) in enumerate(zip(picked, lps)):
+        b.feed(t, lp, s.stop)
+        if j == n:
+            return j + 1, n, n
+        if t != draft.tokens[j]:
+            return j + 1, j, j + 1
+        if b.done or len(b.ids) >= s.max_tokens:
+            return j + 1, j + 1, j + 1
+    return len(picked), n, n
 
 
 def complete_steps(dm: DecodeModel, doc: DocumentCache, prompt: list[int], s: DecodeSettings, cancel: CancelToken,

@@ -19,15 +19,8 @@ from mlx_lm.models.cache import KVCache, make_prompt_cache
 
 from .adapter import repeat_cache
 from .cache import DocumentCache
-from .decode import (
-    CancelToken,
-    DecodeSettings,
-    LogitsProcessor,
-    Verdict,
-    decode_branches,
-    log_softmax,
-    prefill_chunked,
-)
+from .decode import CancelToken, DecodeSettings, LogitsProcessor, Verdict, decode_branches, prefill_chunked
+from .logprobs import log_softmax
 from .model import LoadedModel
 
 # Options per forward pass; larger sets are scored in several passes of this size (memory: one KV copy each).
