@@ -44,10 +44,16 @@ def padded_rows(n: int) -> int:
 
 @dataclass
 class Extend:
-    """Append `tokens` (the end of a prompt) to the document's cache; the logits of the last one, shape (vocab,)."""
+    """Append `tokens` (the end of a prompt) to the document's cache; the logits of the last one, shape (vocab,).
+
+    With a `draft` (what the first branch may write; adapters with `drafts` only), the draft's tokens are fed
+    after the prompt where the first of k (`stride`) branches keeps its tokens, and the logits are
+    (1 + len(draft), vocab): the prompt's last, then after each draft token."""
 
     doc: DocumentCache
     tokens: list[int]
+    draft: list[int] = field(default_factory=list)
+    stride: int = 1
 
 
 @dataclass
@@ -154,7 +160,7 @@ class StepModel(_ChunkedPrefill):
                 for c in w.doc.layers:
                     c.offset += len(w.tokens)
                 w.doc.ids.extend(w.tokens)
-                results.append(logits[0])
+                results.append(logits if w.draft else logits[0])
             else:
                 counts = w.counts
                 for i, n in enumerate(counts):
@@ -163,14 +169,21 @@ class StepModel(_ChunkedPrefill):
         return results
 
     def _extend(self, w: Extend) -> RowGroup:
-        n, start = len(w.tokens), w.doc.layers[0].offset
+        """The prompt's tail at the next columns (causal), a draft at the first branch's columns after it (as
+        `_branch` lays them out), padding rows past both (scratch, never kept)."""
+        n, d, start = len(w.tokens), len(w.draft), w.doc.layers[0].offset
         if n > self.max_tail_rows:
             raise ValueError(f"an Extend carries at most {self.max_tail_rows} tokens, not {n}")
-        rows = 1 << (n - 1).bit_length()  # padding rows write past the prompt (scratch) and are never kept
-        self.step.reserve(w.doc.layers, start + rows)
-        cols = list(range(start, start + rows))
-        tokens = mx.array(w.tokens + [0] * (rows - n), dtype=mx.int32)
-        return RowGroup(w.doc.layers, tokens, cols, cols, [c + 1 for c in cols], [-1] * rows, start, 1, [n - 1])
+        end = start + n
+        pad = (1 << (n + d - 1).bit_length()) - n - d
+        scratch = [end + d * w.stride + r for r in range(pad)]
+        self.step.reserve(w.doc.layers, end + d * w.stride + pad)
+        tail = list(range(start, end))
+        drafted = [end + j * w.stride for j in range(d)]
+        tokens = mx.array(w.tokens + w.draft + [0] * pad, dtype=mx.int32)
+        return RowGroup(w.doc.layers, tokens, tail + drafted + scratch, tail + list(range(end, end + d)) + scratch,
+                        [c + 1 for c in tail] + [end] * d + [1] * pad, [-1] * n + [0] * d + [-1] * pad, end,
+                        w.stride, list(range(n - 1, n + d)))
 
     def _branch(self, w: BranchStep) -> RowGroup:
         """Branch i's j-th token after the prompt sits at column prompt + j*k + i (interleaved), position
