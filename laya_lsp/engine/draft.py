@@ -3,9 +3,10 @@
 Prompt lookup, as llama.cpp's n-gram speculation does: the branch's last n tokens (n = 3, 2, 1, the prompt's end
 counted in) are looked for in token sequences the engine already holds, and what followed the latest match is
 proposed. The sequences, one source each: the prompt with the branch's own tokens so far (the document, its
-cross-file chunks and what the branch already wrote), the document's last answer (its branches after its
-prompt's end: typing one more character mostly keeps what comes after it), a hint (text the caller expects after
-the cursor, e.g. the rest of the block it showed) and the prompts of the other open buffers. A draft only ever saves steps: the decode core
+cross-file chunks and what the branch already wrote), the document's last answers (their branches after their
+prompts' end, a cancelled run's partial ones included: typing one more character mostly keeps what comes after
+it, accepting a line keeps the rest of the block, and the model repeats its own phrases) and the prompts of the
+other open buffers. A draft only ever saves steps: the decode core
 keeps what the model itself picks (decode.py), so a wrong draft costs one wider step and changes no output.
 
 How long a draft is comes from `DraftPolicy`: per class of source (source and n) the measured share of draft
@@ -22,12 +23,14 @@ from dataclasses import dataclass, field
 from .decode import Draft
 
 # A step of R rows costs about 1 + ROW_COST * (R - 1) one-row steps on the CPU (benchmarks/speculation.py,
-# 2026-12-02: 2 rows 1.24x, 4 rows 1.59-1.72x, 8 rows 2.2-2.9x the 1-row step of the embedded model).
-ROW_COST = 0.25
+# 2026-12-02, embedded model, contexts 64 / 1000: 2 rows 1.13 / 1.31x, 4 rows 1.32 / 1.52x, 8 rows 1.88 / 2.11x).
+ROW_COST = 0.15
 NGRAMS = (3, 2, 1)
 MAX_DRAFT = 8
 # A class whose measured acceptance says "no draft" still gets a one-token draft this often, so it can recover.
 EXPLORE_EVERY = 16
+# Answers (branches) kept per document: the model repeats its own phrases from keystroke to keystroke.
+ANSWERS_KEPT = 8
 
 
 def _bytes(ids: list[int]) -> bytes:
@@ -106,8 +109,8 @@ class PromptLookup:
 
     @staticmethod
     def after(prompt: list[int], continuation: list[int]) -> list[int]:
-        """A sequence that continues where `prompt` ends (an answer, a hint), with the prompt's last tokens before
-        it so a branch's first tokens find it."""
+        """A sequence that continues where `prompt` ends (an answer), with the prompt's last tokens before it so
+        a branch's first tokens find it."""
         return prompt[-max(NGRAMS) :] + continuation
 
     def propose(self, ids: list[int], limit: int) -> Draft | None:
@@ -154,18 +157,18 @@ class DraftBook:
         self.policy = DraftPolicy(max_draft=max_draft)
         self._answers: dict[str, list[list[int]]] = {}
 
-    def drafter(self, doc_id: str, prompt: list[int], hint: list[int], buffers: list[list[int]]) -> PromptLookup | None:
-        """A request's drafter: its prompt, the document's last answer, the hint, the other buffers (None: off)."""
+    def drafter(self, doc_id: str, prompt: list[int], buffers: list[list[int]]) -> PromptLookup | None:
+        """A request's drafter: its prompt, the document's last answers, the other buffers (None: off)."""
         if self.policy.max_draft <= 0:
             return None
         sources = [("answer", seq) for seq in self._answers.get(doc_id, [])]
-        if hint:
-            sources.append(("hint", PromptLookup.after(prompt, hint)))
         sources += [("buffers", ids) for ids in buffers]
         return PromptLookup(prompt, self.policy, sources)
 
     def answered(self, doc_id: str, prompt: list[int], branches: list[list[int]]) -> None:
-        self._answers[doc_id] = [PromptLookup.after(prompt, ids) for ids in branches if ids]
+        """Keep an answer's branches, newest first, with the last ANSWERS_KEPT answers of the document."""
+        kept = self._answers.get(doc_id, [])
+        self._answers[doc_id] = ([PromptLookup.after(prompt, ids) for ids in branches if ids] + kept)[:ANSWERS_KEPT]
 
     def forget(self, doc_id: str) -> None:
         self._answers.pop(doc_id, None)

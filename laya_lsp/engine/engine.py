@@ -71,8 +71,6 @@ class CompletionRequest:
     context: list[tuple[str, str]] = field(default_factory=list)
     # A prompt already built (token ids), answered as it is: `text` and `offset` then only matter for healing.
     prompt_ids: list[int] | None = None
-    # Text the caller expects may follow the cursor (the candidates it showed last): a source of drafts.
-    draft_hint: str = ""
 
 
 @dataclass
@@ -350,15 +348,16 @@ class Engine:
             max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
             stop=stop,
             logits_processors=[self._healing(heal)] if heal else [],
-            draft=self.drafts.drafter(req.doc_id, prompt, lm.builder.encode(req.draft_hint) if req.draft_hint else [],
-                                      self.caches.prompts_except(req.doc_id)),
+            draft=self.drafts.drafter(req.doc_id, prompt, self.caches.prompts_except(req.doc_id)),
         )
         doc = self.caches.get(req.doc_id)
-        out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)
+        try:
+            out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)
+        finally:  # a superseded run's partial answer is still a draft for the next keystroke
+            self.drafts.answered(req.doc_id, prompt, [b.ids for b in dec.progress.branches])
         st.reused_tokens, st.prefill_ms, st.decode_ms = out.reused, out.prefill_ms, out.decode_ms
         st.decode_tokens = max((len(b.ids) for b in out.branches), default=0)
-        self.drafts.answered(req.doc_id, prompt, [b.ids for b in out.branches])
-        c = dec.counts
+        c = dec.progress
         st.decode_steps, st.draft_tokens, st.accepted_tokens = c.steps, c.drafted, c.accepted
         if c.by_source:
             st.extra["drafts"] = {k: list(v) for k, v in c.by_source.items()}
