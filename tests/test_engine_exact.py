@@ -38,9 +38,17 @@ def _stop(lm: Any, max_lines: int = 1) -> LineStop:
 
 
 def reference(lm: Any, prompt: list[int], s: DecodeSettings) -> list[list[int]]:
-    """Each branch decoded on its own from a cold cache with mlx-lm's model call, one token at a time."""
+    """Each branch decoded on its own from a cold cache with mlx-lm's model call, one token at a time (the
+    logits processors applied to each step with the branch's tokens so far)."""
     model = lm.model
-    logits = model(mx.array(prompt)[None], cache=make_prompt_cache(model))[0, -1]
+
+    def process(ids: list[int], logits: mx.array) -> mx.array:
+        rows = logits[None]
+        for p in s.logits_processors:
+            rows = p(mx.array([ids], dtype=mx.int32).reshape(1, len(ids)), rows)
+        return rows[0]
+
+    logits = process([], model(mx.array(prompt)[None], cache=make_prompt_cache(model))[0, -1])
     lp = logits - mx.logsumexp(logits)
     firsts = mx.argsort(-lp)[: s.k].tolist()
     out = []
@@ -52,7 +60,7 @@ def reference(lm: Any, prompt: list[int], s: DecodeSettings) -> list[list[int]]:
         for _ in range(1, s.max_tokens):
             if branch.done:
                 break
-            step = model(mx.array([[token]]), cache=cache)[0, -1]
+            step = process(branch.ids, model(mx.array([[token]]), cache=cache)[0, -1])
             token = int(mx.argmax(step).item())
             branch.feed(token, 0.0, s.stop)
         out.append(branch.ids)

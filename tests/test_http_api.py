@@ -10,7 +10,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import DEFAULT_MODEL
 from httphelpers import RAW, HttpServer, wait_idle
 
 LAYA = [sys.executable, "-m", "laya_lsp"]
@@ -20,7 +19,7 @@ BODY_LIMIT = 200_000
 
 @pytest.fixture(scope="module")
 def server():
-    s = HttpServer("--max-body-bytes", str(BODY_LIMIT), settings={}, model=DEFAULT_MODEL)  # post-processing on
+    s = HttpServer("--max-body-bytes", str(BODY_LIMIT), settings=RAW)
     yield s
     s.close()
 
@@ -33,7 +32,7 @@ def c(server):
 
 def test_health_and_openapi_list_every_endpoint(c):
     h = c.get("/healthz")
-    assert h.status_code == 200 and h.json()["status"] == "ok" and h.json()["model"] == "default"
+    assert h.status_code == 200 and h.json()["status"] == "ok" and h.json()["model"].startswith("laya-test-tiny")
     paths = c.get("/openapi.json").json()["paths"]
     assert {"/v1/complete", "/v1/decide", "/v1/structured", "/v1/stats", "/healthz"} <= set(paths)
     assert "429" in paths["/v1/complete"]["post"]["responses"]
@@ -56,6 +55,12 @@ def test_complete_every_cursor_form_gives_candidates_with_their_stats_record(c):
         st = out["stats"]
         assert st["prompt_tokens"] > 0 and st["decode_tokens"] > 0 and st["total_ms"] > 0
         assert out["httpMs"] >= st["total_ms"] and st["status"] == "ok" and st["source"] == "model"
+    # Lines as LSP counts them: a form feed ends none, a lone \r does (the LSP front's position model).
+    odd = "x = 1\f y = 2\rdef mul(a, b):\r\n    return"
+    out = c.post("/v1/complete", json={"text": odd, "line": 2, "column": 10, "language": "python"}).json()
+    assert out["offset"] == len(odd), out
+    r = c.post("/v1/complete", json={"text": odd, "line": 0, "column": 13})
+    assert r.status_code == 422 and "column 13 is outside line 0 (0..12)" in r.text
     inline = c.post("/v1/complete", json={"text": SOURCE, "filename": "m.py", "kind": "inline"}).json()
     assert inline["status"] == "ok" and inline["candidates"]
 
@@ -107,7 +112,7 @@ def test_stats_have_the_laya_stats_shape_plus_the_http_queue(c):
     st = c.get("/v1/stats", params={"recent": 1}).json()
     assert {"summary", "recent", "documents", "cacheBytesTotal", "cacheBudgetBytes", "evictions", "queue", "model",
             "loadError", "blas", "http"} <= set(st)
-    assert len(st["recent"]) == 1 and st["model"]["name"] == "default"
+    assert len(st["recent"]) == 1 and st["model"]["name"].startswith("laya-test-tiny")
     assert st["http"]["maxInFlight"] == 4 and st["http"]["inFlight"] == 0
     assert c.get("/v1/stats", params={"recent": -1}).status_code == 422
 

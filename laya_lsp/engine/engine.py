@@ -26,6 +26,8 @@ from .decode import (
     complete_steps,
     warm_steps,
 )
+from .draft import MAX_DRAFT, DraftBook
+from .healing import trailing_blanks
 from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
 from .names import NameSteer, deferred_steering
 from .scheduler import Job, Scheduler
@@ -50,6 +52,7 @@ class EngineSettings:
     debounce_skip_tokens: int = 8
     max_queue: int = 4
     max_in_flight: int = 4  # documents decoding at once, sharing one batched step
+    draft_tokens: int = MAX_DRAFT  # longest draft a step verifies (prompt lookup, draft.py); 0 = no speculation
 
 
 @dataclass
@@ -104,19 +107,6 @@ class ModelInfo:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def trailing_blanks(prefix: str) -> str:
-    """Spaces/tabs typed after code on the cursor's line ("return ", "x = ").
-
-    Byte-level BPE tokenizers attach a space to the word after it, so a prompt ending in a lone space asks the
-    model for a word without its space, which it almost never saw. The prompt leaves them out instead and the
-    first token must start with them (token healing). Indentation alone on a line is left as it is."""
-    stripped = prefix.rstrip(" \t")
-    if len(stripped) == len(prefix):
-        return ""
-    line = stripped[stripped.rfind("\n") + 1 :]
-    return prefix[len(stripped) :] if line.strip() else ""
-
-
 class Engine:
     """Owns the model and caches; every model call happens on the scheduler's single worker thread."""
 
@@ -128,6 +118,7 @@ class Engine:
         self.decoder: DecodeModel | None = None
         self.caches: CacheStore | None = None
         self.load_error: str | None = None
+        self.drafts = DraftBook(self.settings.draft_tokens)  # acceptance per draft source, last answers
 
     # -- model lifecycle ---------------------------------------------------------------------------------
     def load(self, spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> ModelInfo:
@@ -152,6 +143,7 @@ class Engine:
             self.lm, self.decoder = lm, decode_model(lm.model)
             self.scheduler.batch = self._batch
             self.caches = CacheStore(lm.model, int(self.settings.cache_budget_mb * 2**20))
+            self.drafts = DraftBook(self.settings.draft_tokens)
             self.load_error = None
             return lm
 
@@ -161,6 +153,7 @@ class Engine:
         self.settings = settings
         self.scheduler.max_queue = max(1, settings.max_queue)
         self.scheduler.max_in_flight = max(1, settings.max_in_flight)
+        self.drafts.policy.max_draft = settings.draft_tokens
 
         def update() -> None:
             if self.caches is not None:
@@ -177,7 +170,13 @@ class Engine:
     # -- documents ---------------------------------------------------------------------------------------
     def close_document(self, doc_id: str) -> None:
         """Free the document's cache (on the worker, after any running job)."""
-        self.scheduler.call(lambda: self.caches.drop(doc_id) if self.caches else None)
+
+        def drop() -> None:
+            self.drafts.forget(doc_id)
+            if self.caches:
+                self.caches.drop(doc_id)
+
+        self.scheduler.call(drop)
 
     # -- the facade for callers outside engine/ (with load, apply_settings, shutdown, close_document and
     # complete above): nothing else of the engine is reached from outside ----------------------------------
@@ -281,7 +280,7 @@ class Engine:
         suf_budget = int(s.context_tokens * s.suffix_share) if self.lm.fim.has_fim else 0
         suf = suffix_ids(b, suffix, suf_budget)
         ctx = b.repo_context(req.context, req.doc_id, s.context_tokens // 2) if req.context else []
-        pre, _start = doc.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - len(ctx) - 4)
+        pre, _start = doc.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - len(ctx) - b.frame_tokens)
         return b.build(pre, suf, ctx).ids
 
     def _probe(self, job: Job, req: CompletionRequest) -> bool:
@@ -354,11 +353,19 @@ class Engine:
             max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
             stop=stop,
             logits_processors=([self._healing(heal)] if heal else []) + self._steering(req, st),
+            draft=self.drafts.drafter(req.doc_id, prompt, self.caches.prompts_except(req.doc_id)),
         )
         doc = self.caches.get(req.doc_id)
-        out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)
+        try:
+            out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)
+        finally:  # a superseded run's partial answer is still a draft for the next keystroke
+            self.drafts.answered(req.doc_id, prompt, [b.ids for b in dec.progress.branches])
         st.reused_tokens, st.prefill_ms, st.decode_ms = out.reused, out.prefill_ms, out.decode_ms
         st.decode_tokens = max((len(b.ids) for b in out.branches), default=0)
+        c = dec.progress
+        st.decode_steps, st.draft_tokens, st.accepted_tokens = c.steps, c.drafted, c.accepted
+        if c.by_source:
+            st.extra["drafts"] = {k: list(v) for k, v in c.by_source.items()}
         return self._finished(job, req, st, self._candidates(out.branches, req.text, heal))
 
     def _healing(self, heal: str) -> LogitsProcessor:

@@ -1,7 +1,7 @@
 """Token healing's first-token masks, computed from each token's leading blanks.
 
 A completion after typed blanks ("return ") leaves them out of the prompt and asks that the first token start
-with them, or be a piece of them (engine.trailing_blanks). Whether a token qualifies depends only on its run of
+with them, or be a piece of them (`trailing_blanks`). Whether a token qualifies depends only on its run of
 leading spaces/tabs and on whether that run is the whole token, so the vocabulary is grouped by that once, at
 load; a mask is then one vectorised pass over the group codes (about a millisecond for Qwen's 151,936 ids), never a
 Python loop over the vocabulary on a keystroke, and each blank string's mask is kept.
@@ -15,6 +15,19 @@ import mlx.core as mx
 import numpy as np
 
 MAX_MASKS = 32  # distinct blank strings kept (a typing session uses a handful)
+
+
+def trailing_blanks(prefix: str) -> str:
+    """Spaces/tabs typed after code on the cursor's line ("return ", "x = ").
+
+    Byte-level BPE tokenizers attach a space to the word after it, so a prompt ending in a lone space asks the
+    model for a word without its space, which it almost never saw. The prompt leaves them out instead and the
+    first token must start with them (token healing). Indentation alone on a line is left as it is."""
+    stripped = prefix.rstrip(" \t")
+    if len(stripped) == len(prefix):
+        return ""
+    line = stripped[stripped.rfind("\n") + 1 :]
+    return prefix[len(stripped) :] if line.strip() else ""
 
 
 class HealMasks:

@@ -94,6 +94,11 @@ class ModelWork:
     def decode(self, ids: list[int]) -> str:
         return self._lm.decode(ids)
 
+    @property
+    def frame_tokens(self) -> int:
+        """Tokens `build` adds around prefix and suffix (see PromptBuilder.frame_tokens)."""
+        return self._lm.builder.frame_tokens
+
     def build(self, prefix: list[int], suffix: list[int], layout: str | None = None) -> list[int]:
         """A prompt in the model's FIM layout (`layout="prefix"`: the prefix alone)."""
         return self._lm.builder.build(prefix, suffix, layout=layout).ids
@@ -103,7 +108,7 @@ class ModelWork:
         b = self._lm.builder
         suf = suffix_ids(b, text[offset:], int(budget * self._suffix_share)) if self.has_fim else []
         window = self._document().window if self._document else ContextWindow()
-        pre, _ = window.prefix_ids(b, text[:offset], budget - len(suf) - 4)
+        pre, _ = window.prefix_ids(b, text[:offset], budget - len(suf) - b.frame_tokens)
         return b.build(pre, suf).ids or [self.eos_id or 0]
 
     # -- model operations (each checks the cancel token and adds to the stats record) --------------------

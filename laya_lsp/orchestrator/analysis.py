@@ -18,7 +18,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
 
+from ..config import Settings
 from ..engine import NameSet, NameSteer
 from ..syntax import SyntaxDocument
 from ..syntax.analysis import NameSite, names_at, warm_up
@@ -60,7 +62,8 @@ def policy_from_env(value: str | None) -> dict[str, float | None]:
 class NameAnalysis:
     """Runs name analyses on one thread, cached per (document, text, cursor); warms jedi up once."""
 
-    def __init__(self) -> None:
+    def __init__(self, others: Callable[[str], list[str]]) -> None:
+        self.others = others  # texts of other buffers, by document
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="laya-analysis")
         self._cache: OrderedDict[tuple[str, int, int], Future[NameSite]] = OrderedDict()
         self._warmed = False
@@ -104,6 +107,14 @@ class NameAnalysis:
 
         return ask
 
+    def for_request(self, doc_id: str, doc: SyntaxDocument, offset: int,
+                    s: Settings) -> Callable[[], NameSteer | None] | None:
+        """What the decoder of a request at `offset` asks for its names (None: not steered): an analysis
+        started now, beside the prefill, with the other buffers' chunks of the cross-file ring."""
+        if not s.steer_names or doc.language is None:
+            return None
+        return self.steer(self.site(doc_id, doc, offset, self.others(doc_id)), s.steer_wait_ms)
+
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
@@ -119,3 +130,12 @@ def steering(site: NameSite, policy: dict[str, float | None]) -> NameSteer:
     scope_penalty = policy.get(f"{'exact' if site.exact else 'written'}:scope")
     scope = NameSet(site.scope, scope_penalty) if site.scope and scope_penalty is not None else None
     return NameSteer(first, site.typed, members, scope, site.line)
+
+
+def wider_run(shown: list[Any], rejected: dict[str, int], had: int, asked: int | None, s: Settings) -> int | None:
+    """How many candidates one more run asks for when the syntax checks rejected every one of the `had` raw
+    candidates (blank once cleaned, or unparseable; `widerCandidates`: from the document's cache, a decode and
+    no prefill); None: the answer stands (something was shown, it was the wider run already, or it is off)."""
+    if shown or asked is not None or not rejected or had >= s.wider_candidates:
+        return None
+    return s.wider_candidates

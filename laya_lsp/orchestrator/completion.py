@@ -8,6 +8,10 @@ four latency tricks every editor gets (no client support needed):
   it at once, trimmed, with no model run;
 - speculative next: after answering, compute in the background the answer needed if the top candidate's
   first line is accepted;
+- first line first: while typing, where the plan allows a block, answer as soon as the first line is complete
+  and decode the whole block in the background into the typed-through store (the block run's drafts make the
+  line it already has nearly free, engine/draft.py), so asking again or accepting the line gets the block with
+  no model run;
 - context before the prompt, in the model's repository format: chunks of recently used files and an outline
   of the document above the prefix window (prompt_context.py);
 - warm-up: a buffer's cache is prefilled in the background when it is opened or focused.
@@ -24,9 +28,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config import Settings
-from ..engine import CompletionRequest, CompletionResult, Engine, Job, NameSteer, RequestStats
+from ..engine import CompletionRequest, CompletionResult, Engine, Job, RequestStats
 from ..syntax import CompletionPlan, SyntaxDocument, plan_completion, postprocess_detailed
-from .analysis import NameAnalysis
+from .analysis import NameAnalysis, wider_run
 from .prompt_context import PromptContext
 from .waiting import Caller, ClientGone, ModelGate, wait_job
 
@@ -72,6 +76,7 @@ class _InFlight:
     plan: CompletionPlan
     job: Job
     candidates: int  # how many the running job was asked for
+    block: bool = False  # it decodes the first line of a block; the rest follows in the background
 
 
 @dataclass
@@ -85,6 +90,7 @@ class _Ticket:
     # The job belongs to an earlier request that this one types through: a fresh job is needed if none of
     # its candidates match what was typed.
     shared: bool = False
+    block: bool = False  # the job decodes the first line only: decode the block after answering
 
 
 def _typed_since(old_prefix: str, old_suffix: str, prefix: str, suffix: str) -> str | None:
@@ -106,7 +112,7 @@ class CompletionFlow:
         self.settings = settings
         self.gate = gate
         self.context = PromptContext()
-        self.names = NameAnalysis()
+        self.names = NameAnalysis(self.context.ring.texts_besides)
         self._shown: dict[str, _Shown] = {}  # the last answer sent, per document
         self._spec: dict[str, _Shown] = {}  # the speculative answer for "top line accepted", per document
         self._inflight: dict[str, _InFlight] = {}
@@ -184,22 +190,14 @@ class CompletionFlow:
                 return None
             if result.stats.status != "ok":
                 return Completion([], result.stats, ticket.plan, result)
-            answer = self._finish(doc, offset, ticket.plan, result, doc_id if remember else None, ticket.typed)
+            answer = self._finish(doc, offset, ticket.plan, result, doc_id if remember else None, ticket.typed,
+                                  ticket.block)
             if ticket.shared and not answer.suggestions:
                 continue  # The user typed past what the running generation predicted: ask the model for this text.
-            wider = self._wider(answer, result, wider)
+            wider = wider_run(answer.suggestions, answer.rejected, len(result.candidates), wider, self.settings())
             if wider is None:
                 return answer
         return answer
-
-    def _wider(self, answer: Completion, result: CompletionResult, asked: int | None) -> int | None:
-        """How many candidates a second run asks for when the syntax checks rejected every candidate of the first
-        (blank once cleaned, or unparseable; `widerCandidates`; the document's cache makes it a decode, not a
-        prefill); None: answer as it is."""
-        wider = self.settings().wider_candidates
-        if answer.suggestions or asked is not None or not answer.rejected or len(result.candidates) >= wider:
-            return None
-        return wider
 
     def _start(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, version: int | None,
                debounce: bool, remember: bool, typing: bool = False, wider: int | None = None) -> _Ticket:
@@ -220,15 +218,16 @@ class CompletionFlow:
             if running is not None and typed is not None and not running.job.future.done() \
                     and not running.job.token.cancelled and running.candidates >= wanted:
                 # Let the running generation finish instead of cancelling it; its candidates get trimmed.
-                return _Ticket(running.plan, job=running.job, typed=typed, shared=True)
+                return _Ticket(running.plan, job=running.job, typed=typed, shared=True, block=running.block)
         plan = self.plan(doc, offset)
         if not plan.complete:
             return _Ticket(plan)
+        block = typing and remember and s.first_line_first and s.typed_through and plan.multiline and plan.max_lines > 1
         job = self.engine.complete(self.request_for(doc_id, doc, offset, kind, plan, version, debounce,
-                                                    candidates=wanted))
+                                                    candidates=wanted, lines=1 if block else None))
         if remember:
-            self._inflight[doc_id] = _InFlight(prefix, suffix, plan, job, wanted)
-        return _Ticket(plan, job=job)
+            self._inflight[doc_id] = _InFlight(prefix, suffix, plan, job, wanted, block)
+        return _Ticket(plan, job=job, block=block)
 
     def plan(self, doc: SyntaxDocument, offset: int) -> CompletionPlan:
         """Whether and how much to complete at `offset` (forced with `triggerRules` off)."""
@@ -245,25 +244,17 @@ class CompletionFlow:
 
     def request_for(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, plan: CompletionPlan,
                     version: int | None, debounce: bool, background: bool = False,
-                    source: str = "model", candidates: int | None = None) -> CompletionRequest:
+                    source: str = "model", candidates: int | None = None, lines: int | None = None) -> CompletionRequest:
         """The engine request for a completion at `offset` under `plan` (with the context before the prompt);
-        `candidates` None asks for the `candidates` setting."""
+        `candidates` None asks for the `candidates` setting, `lines` None for the plan's line count."""
         s = self.settings()
         return CompletionRequest(
             doc_id=doc_id, text=doc.text, offset=offset, kind=kind, candidates=candidates,
-            max_lines=plan.max_lines if plan.multiline else 1,
+            max_lines=lines or (plan.max_lines if plan.multiline else 1),
             max_tokens=min(s.max_tokens, plan.max_tokens),
             version=version, debounce=debounce, context=self._context(doc_id, doc, offset), background=background,
-            source=source, names=self._names(doc_id, doc, offset) if kind != "warm-up" else None,
+            source=source, names=self.names.for_request(doc_id, doc, offset, s) if kind != "warm-up" else None,
         )
-
-    def _names(self, doc_id: str, doc: SyntaxDocument, offset: int) -> Callable[[], NameSteer | None] | None:
-        """What the decoder asks for the names at `offset`: an analysis started now, beside the prefill."""
-        s = self.settings()
-        if not s.steer_names or doc.language is None:
-            return None
-        site = self.names.site(doc_id, doc, offset, self.context.ring.texts_besides(doc_id))
-        return self.names.steer(site, s.steer_wait_ms)
 
     @staticmethod
     def _reuse(entry: _Shown | None, prefix: str, suffix: str) -> list[Suggestion] | None:
@@ -278,8 +269,9 @@ class CompletionFlow:
         return rest or None
 
     def _finish(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult,
-                doc_id: str | None, typed: str) -> Completion:
-        """Clean raw candidates against the document; remember the answer and start speculating."""
+                doc_id: str | None, typed: str, block: bool = False) -> Completion:
+        """Clean raw candidates against the document; remember the answer and start speculating (or, after a
+        block's first line, decoding the block)."""
         if typed:
             # A shared running job: keep what the user typed through, trimmed.
             kept = [replace(c, text=c.text[len(typed):]) for c in result.candidates
@@ -290,7 +282,10 @@ class CompletionFlow:
             answer.stats = self._record(doc_id or "", result.stats.kind, "typed-through", plan.reason)
         if doc_id is not None and answer.suggestions:
             self._shown[doc_id] = _Shown(doc.text[:offset], doc.text[offset:], answer)
-            if self.settings().speculative and not typed:
+            if block and not typed:
+                answer.stats.extra["first_line_first"] = True
+                self._continue_block(doc_id, doc, offset, plan, len(result.candidates))
+            elif self.settings().speculative and not typed:
                 self._speculate(doc_id, doc, offset, answer)
         return answer
 
@@ -369,6 +364,32 @@ class CompletionFlow:
         spec = self._clean(hyp, offset, plan, result)
         if spec.suggestions:
             self._spec[doc_id] = _Shown(hyp.text[:offset], hyp.text[offset:], spec)
+
+    def _continue_block(self, doc_id: str, doc: SyntaxDocument, offset: int, plan: CompletionPlan,
+                        candidates: int) -> None:
+        """Decode, at low priority, the block whose first line was just answered."""
+        snapshot = SyntaxDocument(doc.text, self._language.get(doc_id, ""), doc_id)
+        req = self.request_for(doc_id, snapshot, offset, "block", plan, None, debounce=False, background=True,
+                               source="block", candidates=max(1, candidates))
+        job = self.engine.complete(req)
+        self._in_background(self._keep_block(doc_id, job, snapshot, offset, plan))
+
+    async def _keep_block(self, doc_id: str, job: Job, doc: SyntaxDocument, offset: int, plan: CompletionPlan) -> None:
+        """The block replaces its first line in the typed-through store, if the user has not moved on; then the
+        speculation for its top line accepted starts from it."""
+        try:
+            result: CompletionResult = await wait_job(self.engine, job, Caller(), cancel=False)
+        except Exception:  # noqa: BLE001 - a failed block is only a missed shortcut
+            return
+        shown = self._shown.get(doc_id)
+        if not result.candidates or shown is None or (shown.prefix, shown.suffix) != (doc.text[:offset],
+                                                                                       doc.text[offset:]):
+            return
+        block = self._clean(doc, offset, plan, result)
+        if block.suggestions:
+            self._shown[doc_id] = _Shown(shown.prefix, shown.suffix, block)
+            if self.settings().speculative:
+                self._speculate(doc_id, doc, offset, block)
 
     def warm(self, doc_id: str, doc: SyntaxDocument, offset: int) -> None:
         """Prefill the document's cache for a cursor at `offset` in the background (no decoding); while a
