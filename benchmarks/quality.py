@@ -198,7 +198,8 @@ async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespa
                 **json.loads(args.settings)}
     command = server_command(args.model)
     if args.server_from:  # another checkout's server (e.g. main before a change), this benchmark's tasks and scoring
-        command = ["env", f"PYTHONPATH={args.server_from}", "PYTHONDONTWRITEBYTECODE=1", *command]
+        command = ["env", "-C", args.server_from, f"PYTHONPATH={args.server_from}", "PYTHONDONTWRITEBYTECODE=1",
+                   *command]
     client = ReplayClient(command, settings)
     await client.start()
     answers = []
