@@ -76,16 +76,27 @@ def _vocab(lm: Any) -> int:
     return int(lm.config["vocab_size"])
 
 
-@pytest.mark.parametrize("adapter", ["compiled", "plain"])
+def _adapter(lm: Any, name: str) -> DecodeModel:
+    if name == "plain":
+        return PlainModel(lm.model)
+    if name == "compiled":
+        return decode_model(lm.model)
+    fixed = StepModel(lm.model)  # the GPU defaults: fixed-size caches, prompt chunks through the step
+    fixed.fix_shapes(512, 32)
+    return fixed
+
+
+@pytest.mark.parametrize("adapter", ["compiled", "plain", "fixed-overlap"])
 def test_reused_branched_cache_equals_cold_reference_over_random_edits(lm: Any, adapter: str):
-    dm: DecodeModel = decode_model(lm.model) if adapter == "compiled" else PlainModel(lm.model)
+    dm = _adapter(lm, adapter)
     assert isinstance(decode_model(lm.model), StepModel), "the tiny llama model should take the compiled step"
     rng = random.Random(16)
     doc = DocumentCache(make_prompt_cache(lm.model))
     ids = [rng.randrange(5, _vocab(lm)) for _ in range(300)]
     for seq in range(40):
         ids = _edit(rng, ids, _vocab(lm))
-        s = DecodeSettings(k=rng.choice([1, 2, 3, 5]), max_tokens=rng.randint(2, 8), stop=_stop(lm, rng.randint(1, 2)))
+        s = DecodeSettings(k=rng.choice([1, 2, 3, 5]), max_tokens=rng.randint(2, 8), stop=_stop(lm, rng.randint(1, 2)),
+                           overlap=adapter == "fixed-overlap")
         got = run_alone(dm, complete_steps(dm, doc, ids, s, CancelToken(), chunk=32))
         assert got.reused + got.computed == len(ids)
         assert [b.ids for b in got.branches] == reference(lm, ids, s), f"edit {seq} (k={s.k}, {len(ids)} tokens)"
@@ -125,11 +136,15 @@ def test_cancel_mid_step_changes_no_later_result(lm: Any):
         assert [b.ids for b in again.branches] == reference(lm, ids, s), f"after a cancel at work item {n}"
 
 
-def test_documents_in_one_batched_step_answer_as_alone(lm: Any):
+@pytest.mark.parametrize("fixed", [False, True])
+def test_documents_in_one_batched_step_answer_as_alone(lm: Any, fixed: bool):
     """Requests of four documents start together (the worker is held while they queue), share steps, and
-    answer exactly what each answers alone."""
-    engine = Engine(EngineSettings(candidates=3, max_tokens=8, debounce_ms=0, max_in_flight=4))
+    answer exactly what each answers alone. With fixed shapes no step is traced after warm-up: combinations of
+    documents that warm-up did not trace run one document at a time."""
+    engine = Engine(EngineSettings(candidates=3, max_tokens=8, debounce_ms=0, max_in_flight=4, fixed_shapes=fixed))
     engine.load(str(TINY_MODEL))
+    warm = engine.step_traces()
+    assert warm["fixed"] == fixed
     try:
         texts = [f"def f{i}(x):\n    return x * {i} + " + "y" * i for i in range(4)]
         alone = [engine.complete(CompletionRequest(f"alone{i}", t, len(t))).future.result(60) for i, t in
@@ -139,8 +154,11 @@ def test_documents_in_one_batched_step_answer_as_alone(lm: Any):
         jobs = [engine.complete(CompletionRequest(f"doc{i}", t, len(t))) for i, t in enumerate(texts)]
         gate.set()
         together = [j.future.result(60) for j in jobs]
+        traced = engine.step_traces()
     finally:
         engine.shutdown()
+    if fixed:
+        assert traced["traces"] == warm["traces"], traced["last"]
     assert [[c.text for c in r.candidates] for r in together] == [[c.text for c in r.candidates] for r in alone]
     assert all(r.stats.shared_steps > 0 for r in together), [r.stats.shared_steps for r in together]
     assert all(r.stats.shared_steps == 0 for r in alone)

@@ -106,16 +106,39 @@ class _ChunkedPrefill:
 
 
 class StepModel(_ChunkedPrefill):
-    """Llama-family models through the compiled step: all work of a call in one step (see step.py)."""
+    """Llama-family models through the compiled step: all work of a call in one step (see step.py).
+
+    With fixed shapes (`fix_shapes`, the GPU default) prompt chunks go through the step too, padded to a power of
+    two rows like a prompt's tail, instead of through mlx-lm's call, whose every new length and cache size is a
+    new attention plan on a GPU: a typing session then meets only shapes that warm-up traced.
+    """
 
     max_tail_rows = MAX_TAIL_ROWS
 
     def __init__(self, model: Any, compiled: bool = True) -> None:
         self.model = model
         self.step = CompiledStep(model, compiled)
+        self.chunk_rows = 0  # prompt chunks through the step, padded up to this many rows (0: mlx-lm's call)
+
+    def fix_shapes(self, capacity: int, chunk: int) -> None:
+        """Every cache at `capacity` columns; prompt chunks of up to `chunk` tokens through the step."""
+        self.step.set_capacity(capacity + self.max_tail_rows)
+        self.chunk_rows = 1 << (max(chunk, self.max_tail_rows) - 1).bit_length()
+
+    def row_sizes(self) -> list[int]:
+        """Every row count an Extend (or, with fixed shapes, a prompt chunk) is padded to."""
+        top = max(self.max_tail_rows, self.chunk_rows)
+        return [1 << i for i in range(top.bit_length())]
 
     def reserve(self, doc: DocumentCache, columns: int) -> None:
         self.step.reserve(doc.layers, columns + self.max_tail_rows)  # (an Extend's padding rows)
+
+    def prefill_chunk(self, doc: DocumentCache, tokens: list[int]) -> None:
+        if not self.chunk_rows:
+            return super().prefill_chunk(doc, tokens)
+        for lo in range(0, len(tokens), self.chunk_rows):
+            logits = self.forward([Extend(doc, tokens[lo : lo + self.chunk_rows])])
+            mx.eval(logits, [c.keys for c in doc.layers], [c.values for c in doc.layers])
 
     def forward(self, work: Sequence[Work]) -> list[mx.array]:
         groups = [self._extend(w) if isinstance(w, Extend) else self._branch(w) for w in work]
@@ -131,8 +154,8 @@ class StepModel(_ChunkedPrefill):
 
     def _extend(self, w: Extend) -> RowGroup:
         n, start = len(w.tokens), w.doc.layers[0].offset
-        if n > self.max_tail_rows:
-            raise ValueError(f"an Extend carries at most {self.max_tail_rows} tokens, not {n}")
+        if n > max(self.max_tail_rows, self.chunk_rows):
+            raise ValueError(f"an Extend carries at most {max(self.max_tail_rows, self.chunk_rows)} tokens, not {n}")
         rows = 1 << (n - 1).bit_length()  # padding rows write past the prompt (scratch) and are never kept
         self.step.reserve(w.doc.layers, start + rows)
         cols = list(range(start, start + rows))

@@ -128,6 +128,7 @@ class DecodeSettings:
     stop: StopRule = never_stop
     sampler: Sampler = greedy
     logits_processors: list[LogitsProcessor] = field(default_factory=list)
+    overlap: bool = False  # queue step n+1 before reading step n (device.DeviceDefaults.overlap: GPUs)
 
 
 @dataclass
@@ -200,34 +201,53 @@ def branch_steps(dm: DecodeModel, doc: DocumentCache, tokens: mx.array, branches
 
     All branches take one step together per token, with the sampler choosing each row's next token; a branch
     the stop rule ended keeps being fed (its row keeps the step's shape) but no longer emits. Generated tokens
-    never stay in the document's cache.
+    never stay in the document's cache. With `s.overlap`, step n+1 is asked for (and queued on the device)
+    before step n's tokens are read, as mlx-lm's generate_step does: the host builds a step while the device
+    computes the one before; a step asked for after every branch ended is computed and dropped.
     """
     if s.max_tokens <= 1 or all(b.done for b in branches):
         return branches
     state = dm.open(doc, len(branches), s.max_tokens)
     history = tokens[:, None]
+    steps = 1  # tokens per branch so far (the first came from the prompt's logits)
     try:
-        for _ in range(1, s.max_tokens):
-            if all(b.done for b in branches):
-                break
-            cancel.check()
-            out = yield BranchStep(state, tokens)
-            for process in s.logits_processors:
-                out = process(history, out)
-            lp = out - mx.logsumexp(out, axis=-1, keepdims=True)
-            tokens = s.sampler(lp).astype(mx.int32)
-            chosen = mx.take_along_axis(lp, tokens[:, None], axis=-1)[:, 0]
-            mx.eval(tokens, chosen)  # one evaluation per step
+        pending: tuple[mx.array, mx.array] | None = None  # a step's chosen tokens, asked for but not read
+        while True:
+            if pending is None:
+                if steps >= s.max_tokens or all(b.done for b in branches):
+                    break
+                cancel.check()
+                pending = _pick((yield BranchStep(state, tokens)), history, s)
+                steps += 1
+            tokens, chosen = pending
+            pending = None
+            if s.logits_processors:
+                history = mx.concatenate([history, tokens[:, None]], axis=1)
+            if s.overlap and steps < s.max_tokens:
+                mx.async_eval(tokens, chosen)
+                cancel.check()
+                pending = _pick((yield BranchStep(state, tokens)), history, s)
+                mx.async_eval(*pending)
+                steps += 1
             ids: list[int] = tokens.tolist()  # type: ignore[assignment]
             lps: list[float] = chosen.tolist()  # type: ignore[assignment]
             for b, t, l in zip(branches, ids, lps):
                 if not b.done:
                     b.feed(t, l, s.stop)
-            if s.logits_processors:
-                history = mx.concatenate([history, tokens[:, None]], axis=1)
+            if all(b.done for b in branches):
+                break
     finally:
         dm.close(state)
     return branches
+
+
+def _pick(out: mx.array, history: mx.array, s: DecodeSettings) -> tuple[mx.array, mx.array]:
+    """The sampler's token for each row of a step's logits and its log-probability (lazy)."""
+    for process in s.logits_processors:
+        out = process(history, out)
+    lp = out - mx.logsumexp(out, axis=-1, keepdims=True)
+    tokens = s.sampler(lp).astype(mx.int32)
+    return tokens, mx.take_along_axis(lp, tokens[:, None], axis=-1)[:, 0]
 
 
 def complete_steps(dm: DecodeModel, doc: DocumentCache, prompt: list[int], s: DecodeSettings, cancel: CancelToken,

@@ -11,6 +11,7 @@ from typing import Any
 
 import mlx.core as mx
 
+from ..device import device_defaults, mlx_device_kind
 from .adapter import DecodeModel, Work, decode_model
 from .cache import CacheStore
 from .context import suffix_ids
@@ -24,7 +25,7 @@ from .decode import (
     complete_steps,
     warm_steps,
 )
-from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
+from .model import LoadedModel, ModelLoadError, Progress, WarmPlan, load_model, warm_up
 from .scheduler import Job, Scheduler
 from .stats import RequestStats, StatsBook
 from .work import ModelWork, work_job
@@ -37,6 +38,7 @@ class EngineSettings:
     """Engine knobs; the server maps its `laya` configuration onto these."""
 
     candidates: int = 5
+    typing_candidates: int = 2
     max_tokens: int = 48
     context_tokens: int = 1024
     suffix_share: float = 0.25
@@ -46,6 +48,17 @@ class EngineSettings:
     debounce_skip_tokens: int = 8
     max_queue: int = 4
     max_in_flight: int = 4  # documents decoding at once, sharing one batched step
+    # Caches at one fixed size and every step shape warmed at load (see model.warm_up); None: the device's
+    # default (device.DeviceDefaults.fixed_shapes: on a GPU, where a new shape stalls a request).
+    fixed_shapes: bool | None = None
+
+    def warm_plan(self, device_fixed: bool) -> WarmPlan:
+        """What warm-up covers for these settings (`device_fixed`: the device's default for fixed shapes)."""
+        ks = tuple(sorted({1, self.typing_candidates, self.candidates}))
+        fixed = device_fixed if self.fixed_shapes is None else self.fixed_shapes
+        # The longest prompt, the most branches' tokens, and a block of slack for format tokens.
+        capacity = self.context_tokens + max(ks) * self.max_tokens + 64
+        return WarmPlan(self.prefill_chunk, ks, fixed, capacity, max(1, self.max_in_flight))
 
 
 @dataclass
@@ -121,6 +134,7 @@ class Engine:
         self.decoder: DecodeModel | None = None
         self.caches: CacheStore | None = None
         self.load_error: str | None = None
+        self.overlap = False  # decode steps overlapped (device.DeviceDefaults.overlap), set at load
 
     # -- model lifecycle ---------------------------------------------------------------------------------
     def load(self, spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> ModelInfo:
@@ -141,8 +155,9 @@ class Engine:
             except ModelLoadError as exc:
                 self.load_error = str(exc)
                 raise
-            warm_up(lm, self.settings.prefill_chunk, self.settings.candidates, progress)
-            self.lm, self.decoder = lm, decode_model(lm.model)
+            defaults = device_defaults(mlx_device_kind())
+            warm_up(lm, self.settings.warm_plan(defaults.fixed_shapes), progress)
+            self.lm, self.decoder, self.overlap = lm, decode_model(lm.model), defaults.overlap
             self.scheduler.batch = self._batch
             self.caches = CacheStore(lm.model, int(self.settings.cache_budget_mb * 2**20))
             self.load_error = None
@@ -206,6 +221,15 @@ class Engine:
         """The scheduler's queue as `laya/stats` reports it."""
         s = self.scheduler
         return {"queued": s.queued(), "running": s.running_key(), "dropped": s.dropped, "superseded": s.superseded}
+
+    def step_traces(self) -> dict[str, Any]:
+        """Traces of the compiled step so far (warm-up's included) and whether shapes are fixed: a trace after
+        warm-up is a request that waited for one."""
+        step = getattr(self.decoder, "step", None)
+        if step is None:
+            return {"traces": 0, "warmUpTraces": 0, "fixed": False, "last": []}
+        return {"traces": len(step.traced), "warmUpTraces": step.warm_traces, "fixed": step.frozen,
+                "last": [list(s) for s in step.traced[-8:]]}
 
     @property
     def evictions(self) -> int:
@@ -343,6 +367,7 @@ class Engine:
             max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
             stop=stop,
             logits_processors=[self._healing(heal)] if heal else [],
+            overlap=self.overlap,
         )
         doc = self.caches.get(req.doc_id)
         out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)

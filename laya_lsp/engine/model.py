@@ -259,30 +259,63 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
     return lm
 
 
-def warm_up(lm: LoadedModel, prefill_chunk: int, k: int, progress: Progress | None = None) -> None:
-    """Run every step shape typing uses once, so the first real request pays no tracing or page-in cost.
+@dataclass(frozen=True)
+class WarmPlan:
+    """What warm-up must cover: the prompt chunk, the branch counts requests use, and, for fixed shapes (the GPU
+    default, `device.DeviceDefaults.fixed_shapes`), the one cache capacity and how many documents share a step."""
 
-    A short prompt (one prefill chunk), then: a prompt tail of each padded size an Extend uses (a keystroke adds
-    a few tokens), and branch steps with 1 and with k branches.
+    prefill_chunk: int
+    ks: tuple[int, ...]
+    fixed: bool = False
+    capacity: int = 0  # cache columns (fixed shapes)
+    batch: int = 1  # documents decoding in one step (fixed shapes)
+
+
+def warm_up(lm: LoadedModel, plan: WarmPlan, progress: Progress | None = None) -> None:
+    """Run every step shape a request can meet once, so no request pays for a trace (or, on a GPU, for attention
+    plans and kernel compiles).
+
+    Typing shapes (every backend): a short prompt, a prompt tail of each padded size an Extend uses, branch steps
+    with each k in `plan.ks`. Fixed shapes add: caches allocated at `plan.capacity`, prompt chunks through the
+    step at each padded size, and the branch steps of 2..`plan.batch` documents at once; the step is then frozen
+    (step.CompiledStep.freeze), so a combination of documents that was not warmed runs as warmed shapes.
     """
     from mlx_lm.models.cache import make_prompt_cache
 
-    from .adapter import decode_model
+    from .adapter import BranchStep, Extend, StepModel, decode_model
     from .decode import CancelToken, DecodeSettings, complete_steps, run_alone, warm_steps
 
     t0 = time.perf_counter()
     report = progress or (lambda _msg, _pct: None)
     report("warming up", 85)
     dm = decode_model(lm.model)
-    sample = lm.builder.encode("def warm_up(x):\n    return x + 1\n" * 8)
-    doc = DocumentCache(make_prompt_cache(lm.model))
-    prompt = sample[:prefill_chunk]
-    run_alone(dm, warm_steps(dm, doc, prompt, CancelToken(), prefill_chunk))
-    tails = sorted({min(1 << i, dm.max_tail_rows) for i in range(dm.max_tail_rows.bit_length())})
-    for i, n in enumerate(tails):
-        kk = max(1, k) if i == len(tails) - 1 else 1
-        settings = DecodeSettings(k=kk, max_tokens=2)
-        run_alone(dm, complete_steps(dm, doc, prompt + sample[:n], settings, CancelToken(), prefill_chunk))
+    fixed = plan.fixed and isinstance(dm, StepModel)
+    if plan.fixed and isinstance(dm, StepModel):
+        dm.fix_shapes(plan.capacity, plan.prefill_chunk)
+    sizes = dm.row_sizes() if isinstance(dm, StepModel) else [1]
+    sample = lm.builder.encode("def warm_up(x):\n    return x + 1\n" * 32)
+    sample = (sample * (1 + 2 * max(sizes) // max(1, len(sample))))[: 2 * max(sizes) + plan.prefill_chunk]
+    docs = [DocumentCache(make_prompt_cache(lm.model)) for _ in range(plan.batch if fixed else 1)]
+    prompt = sample[: plan.prefill_chunk]
+    for doc in docs:
+        run_alone(dm, warm_steps(dm, doc, prompt, CancelToken(), plan.prefill_chunk))
+    doc = docs[0]
+    for n in sizes:  # each padded row count of a prompt's tail (fixed shapes: of a prompt chunk too)
+        if n <= dm.max_tail_rows or fixed:
+            mx.eval(dm.forward([Extend(doc, sample[len(prompt) : len(prompt) + n])])[0])
+            doc.trim_to(len(prompt))
+    for k in plan.ks:
+        settings = DecodeSettings(k=max(1, k), max_tokens=2)
+        run_alone(dm, complete_steps(dm, doc, prompt + sample[:3], settings, CancelToken(), plan.prefill_chunk))
         doc.trim_to(len(prompt))
+        for n in range(2, len(docs) + 1):  # fixed shapes: n documents' branches in one step
+            states = [dm.open(d, k, 2) for d in docs[:n]]
+            mx.eval(dm.forward([BranchStep(b, mx.zeros((b.k,), dtype=mx.int32)) for b in states]))
+            for b in states:
+                dm.close(b)
+    if isinstance(dm, StepModel):
+        dm.step.mark_warm()
+        if fixed:
+            dm.step.freeze()
     lm.timings["warmup_ms"] = (time.perf_counter() - t0) * 1000
     report("ready", 100)
