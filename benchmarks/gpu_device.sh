@@ -61,11 +61,12 @@ run)
   export LD_LIBRARY_PATH="$nv${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv || true
   python3 -c "import mlx.core as mx; print('mlx', mx.__version__, mx.default_device(), mx.cuda.is_available())"
-  out="${OUT:-/tmp/laya-gpu-out}"
-  mkdir -p "$out/gpu"
+  # Results are written outside $OUT and come back as one archive (a device call returns at most 8 files).
+  out="${OUT:-/tmp/laya-gpu-out}" res=/tmp/laya-gpu-results
+  mkdir -p "$res/gpu" "$out"
   # shellcheck disable=SC2086  # GPU_ARGS: more arguments, split as words
-  python3 -m benchmarks.gpu --out "$out/gpu" ${GPU_ARGS:-} || echo "benchmarks.gpu exited $?"
-  tar czf "$out/gpu-results.tar.gz" -C "$out" gpu && cp "$out/gpu/summary.json" "$out/" 2>/dev/null || true
+  python3 -m benchmarks.gpu --out "$res/gpu" ${GPU_ARGS:-} || echo "benchmarks.gpu exited $?"
+  tar czf "$out/gpu-results.tar.gz" -C "$res" gpu && cp "$res/gpu/summary.json" "$out/" 2>/dev/null || true
   ls -la "$out"
   ;;
 *)
