@@ -67,11 +67,14 @@ class Bench:
         self.lm = load_model(model_dir)
         self.model = self.lm.model
         self.vocab = int(self.lm.config["vocab_size"])
-        self.compiled = decode_model(self.model)
+        self.compiled = decode_model(self.model)  # the adapter the server uses (compiled or not, by device)
+        self.eager = StepModel(self.model, compiled=False) if isinstance(self.compiled, StepModel) else None
+        # the step under mx.compile whatever the device default (DeviceDefaults.compile_step) chose
+        self.mx_compiled = StepModel(self.model, compiled=True) if isinstance(self.compiled, StepModel) else None
         plan = EngineSettings().warm_plan(device_defaults(mlx_device_kind()).fixed_shapes)
         if plan.fixed and isinstance(self.compiled, StepModel):  # the server's shapes on this device
-            self.compiled.fix_shapes(plan.capacity, plan.prefill_chunk)
-        self.eager = StepModel(self.model, compiled=False) if isinstance(self.compiled, StepModel) else None
+            for dm in (self.compiled, self.eager, self.mx_compiled):
+                dm.fix_shapes(plan.capacity, plan.prefill_chunk)
         self.mx = mx
 
     def doc(self, ctx: int, salt: int = 0) -> Any:
@@ -106,10 +109,11 @@ class Bench:
             times.append(time.perf_counter() - t)
         return times
 
-    def laya(self, ctx: int, k: int, steps: int, eager: bool = False, overlap: bool = False) -> list[float]:
+    def laya(self, ctx: int, k: int, steps: int, eager: bool = False, overlap: bool = False,
+             dm: Any = None) -> list[float]:
         from laya_lsp.engine.decode import CancelToken, DecodeSettings, branch_steps, first_tokens
 
-        dm = self.eager if eager else self.compiled
+        dm = dm or (self.eager if eager else self.compiled)
         doc, logits = self.doc(ctx)
         s = DecodeSettings(k=k, max_tokens=steps + 1, overlap=overlap)
         coro = branch_steps(dm, doc, *first_tokens(logits, s), s, CancelToken())
@@ -272,6 +276,7 @@ def run_gpu(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
     variants: dict[str, Callable[[int, int], list[float]]] = {
         "laya": lambda c, k: bench.laya(c, k, steps),
         "laya-overlap": lambda c, k: bench.laya_overlap(c, k, steps),
+        "laya-mx.compile-overlap": lambda c, k: bench.laya(c, k, steps, overlap=True, dm=bench.mx_compiled),
         "mlx-lm": lambda c, k: bench.mlx_lm(c, k, steps),
     }
     for c, k in cases:
@@ -283,7 +288,9 @@ def run_gpu(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
             for name, fn in variants.items():
                 samples.setdefault((name, c, k), []).extend(t * 1000 for t in fn(c, k))
     out: dict[str, Any] = {"ms_per_token": {f"{n} ctx{c} k={k}": _median(v) for (n, c, k), v in samples.items()},
-                           "dtype": bench.lm.dtype, "params": bench.lm.n_params}
+                           "dtype": bench.lm.dtype, "params": bench.lm.n_params,
+                           "laya_compiled": getattr(bench.compiled, "step", None) is not None
+                           and bench.compiled.step.compiled}
     dot = os.environ.get("MLX_SAVE_CUDA_GRAPHS_DOT_FILE")
     if dot:
         before = set(glob.glob(dot + "_*.dot"))

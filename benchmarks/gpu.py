@@ -73,14 +73,14 @@ def make_shape_model(name: str, out: Path, bits: int = 0) -> Path:
     return out
 
 
-def run(cmd: list[str], timeout: float, log_path: Path) -> dict[str, Any]:
+def run(cmd: list[str], timeout: float, log_path: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run one step with a time limit; its output goes to `log_path` and the console."""
     t0 = time.perf_counter()
     print(f"$ {' '.join(cmd)}  (limit {timeout:.0f} s)", flush=True)
     with log_path.open("w") as log:
         try:
             proc = subprocess.run(cmd, check=False, stdout=log, stderr=subprocess.STDOUT, timeout=timeout,
-                                  cwd=ROOT)
+                                  cwd=ROOT, env={**os.environ, **(env or {})})
             rc: int | str = proc.returncode
         except subprocess.TimeoutExpired:
             rc = "timeout"
@@ -88,24 +88,26 @@ def run(cmd: list[str], timeout: float, log_path: Path) -> dict[str, Any]:
     return {"cmd": cmd, "rc": rc, "seconds": round(time.perf_counter() - t0, 1), "log": log_path.name}
 
 
-def first_answers(model: Path | None, kernels: Path, limit: float) -> dict[str, Any]:
-    """A fresh server's first answer with an empty kernel cache, then with the one that run filled."""
+def first_answers(model: Path | None, kernels: Path, limit: float, shared: Path) -> dict[str, Any]:
+    """A fresh server's first answer with an empty kernel cache, then with the one that run filled (merged into
+    `shared` afterwards, the cache later steps use). A cold run gets 3x `limit`: it fills the cache."""
     import asyncio
 
     from benchmarks.memory import cold_start
 
     out: dict[str, Any] = {}
     shutil.rmtree(kernels, ignore_errors=True)
-    for phase in ("cold", "warm"):
+    for phase, most in (("cold", 3 * limit), ("warm", limit)):
         os.environ["MLX_PTX_CACHE_DIR"] = str(kernels)
         t = time.perf_counter()
         try:
-            out[phase] = asyncio.run(asyncio.wait_for(cold_start(str(model) if model else None), limit))
+            out[phase] = asyncio.run(asyncio.wait_for(cold_start(str(model) if model else None), most))
         except (asyncio.TimeoutError, TimeoutError):
-            out[phase] = {"timed_out": True, "limit_s": limit}
+            out[phase] = {"timed_out": True, "limit_s": most}
         out[phase]["wall_s"] = round(time.perf_counter() - t, 1)
         out[phase]["kernels_cached"] = len(list(kernels.rglob("*.ptx")))
         print(f"first answer, {phase} kernel cache: {json.dumps(out[phase])}", flush=True)
+    shutil.copytree(kernels, shared, dirs_exist_ok=True)
     return out
 
 
@@ -144,31 +146,40 @@ def main(argv: list[str] | None = None) -> int:
                                         4 if kind == "4bit" else 0)
         summary.setdefault("build_s", {})[name] = round(time.perf_counter() - t, 1)
     if "first" in parts:
-        summary["first_answer"] = {n: first_answers(m, args.models_dir / f"kernels-{n}", args.first_limit)
+        summary["first_answer"] = {n: first_answers(m, args.models_dir / f"kernels-{n}", args.first_limit, kernels)
                                    for n, m in models.items()}
         os.environ["MLX_PTX_CACHE_DIR"] = str(kernels)
     steps = [(n, part) for part in ("typing", "decode") if part in parts for n in models]
+    if "decode" in parts and "1.5b-4bit" in models:
+        steps.append(("1.5b-4bit", "graphs"))  # the CUDA graphs and kernel nodes MLX launches per step
     if "torch" in parts:
         steps.append(("1.5b-bf16", "torch"))
     for i, (name, part) in enumerate(steps):
         limit = left(1 / (len(steps) - i))
         model = models.get(name) or (args.models_dir / name)
-        stem = args.out / f"{name}-{part}"
+        stem = f"{name}-{part}"
         if part == "typing":
             cmd = RUN_ALL + ["--only", "typing,peers", "--naive-limit", "1", "--budget", str(int(limit - 30)),
-                             "--out", str(stem.with_suffix(".json"))]
+                             "--out", str(args.out / f"{stem}.json")]
             cmd += ["--model", str(model)] if models.get(name) else []
-        elif part == "decode":
-            cmd = [sys.executable, "benchmarks/decode_step.py", "--gpu", "--repeats", "3"]
+        elif part in ("decode", "graphs"):
+            cmd = [sys.executable, "benchmarks/decode_step.py", "--gpu", "--repeats", "3" if part == "decode" else "1"]
             cmd += ["--model", str(model)] if models.get(name) else []
+            cmd += ["--quick"] if part == "graphs" else []
         else:
             if not (model / "config.json").exists():
                 make_shape_model("qwen2.5-coder-1.5b-shape", model)
             cmd = [sys.executable, "-m", "benchmarks.peers.torch_gpu", "--model", str(model),
-                   "--out", str(stem.with_suffix(".json"))]
-        summary["steps"][f"{name}-{part}"] = run(cmd, limit, stem.with_suffix(".log"))
+                   "--out", str(args.out / f"{stem}.json")]
+        dots = args.models_dir / "graphs"
+        if part == "graphs":
+            shutil.rmtree(dots, ignore_errors=True)
+            dots.mkdir(parents=True)
+        env = {"MLX_SAVE_CUDA_GRAPHS_DOT_FILE": str(dots / "g")} if part == "graphs" else None
+        summary["steps"][stem] = run(cmd, limit, args.out / f"{stem}.log", env)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
-    (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
+    name = "summary.json" if "doctor" in parts else f"summary-{'-'.join(sorted(parts))}.json"
+    (args.out / name).write_text(json.dumps(summary, indent=1))
     print(f"saved {args.out} in {summary['seconds']} s", flush=True)
     return 0
 

@@ -36,6 +36,10 @@ class DeviceDefaults:
     fixed_shapes: bool = False
     # Build decode step n+1 while the device computes step n (mx.async_eval): pays on a GPU, not on the CPU.
     overlap: bool = False
+    # mx.compile the step (step.CompiledStep): on the CPU it fuses elementwise work; on CUDA each fused kernel is
+    # compiled at run time (NVRTC, seconds each on a cold kernel cache) while the step is no faster than the
+    # plain ops, whose kernels ship compiled (docs/benchmarks.md, "GPU section").
+    compile_step: bool = True
 
 
 def device_defaults(kind: DeviceKind, quantized: bool = False, stored_dtype: str | None = None,
@@ -51,7 +55,8 @@ def device_defaults(kind: DeviceKind, quantized: bool = False, stored_dtype: str
     if kind == "cpu":
         return DeviceDefaults(kind, "float32", preload_blas=platform.startswith("linux"))
     keep = quantized or stored_dtype in ("float16", "bfloat16")
-    return DeviceDefaults(kind, None if keep else "bfloat16", preload_blas=False, fixed_shapes=True, overlap=True)
+    return DeviceDefaults(kind, None if keep else "bfloat16", preload_blas=False, fixed_shapes=True, overlap=True,
+                          compile_step=False)
 
 
 def _installed_beside_mlx(name: str) -> bool:

@@ -81,12 +81,13 @@ def _adapter(lm: Any, name: str) -> DecodeModel:
         return PlainModel(lm.model)
     if name == "compiled":
         return decode_model(lm.model)
-    fixed = StepModel(lm.model)  # the GPU defaults: fixed-size caches, prompt chunks through the step
+    # the GPU defaults: fixed-size caches, prompt chunks through the step, not mx.compiled
+    fixed = StepModel(lm.model, compiled=name != "fixed-eager-overlap")
     fixed.fix_shapes(512, 32)
     return fixed
 
 
-@pytest.mark.parametrize("adapter", ["compiled", "plain", "fixed-overlap"])
+@pytest.mark.parametrize("adapter", ["compiled", "plain", "fixed-overlap", "fixed-eager-overlap"])
 def test_reused_branched_cache_equals_cold_reference_over_random_edits(lm: Any, adapter: str):
     dm = _adapter(lm, adapter)
     assert isinstance(decode_model(lm.model), StepModel), "the tiny llama model should take the compiled step"
@@ -96,7 +97,7 @@ def test_reused_branched_cache_equals_cold_reference_over_random_edits(lm: Any, 
     for seq in range(40):
         ids = _edit(rng, ids, _vocab(lm))
         s = DecodeSettings(k=rng.choice([1, 2, 3, 5]), max_tokens=rng.randint(2, 8), stop=_stop(lm, rng.randint(1, 2)),
-                           overlap=adapter == "fixed-overlap")
+                           overlap=adapter.endswith("overlap"))
         got = run_alone(dm, complete_steps(dm, doc, ids, s, CancelToken(), chunk=32))
         assert got.reused + got.computed == len(ids)
         assert [b.ids for b in got.branches] == reference(lm, ids, s), f"edit {seq} (k={s.k}, {len(ids)} tokens)"

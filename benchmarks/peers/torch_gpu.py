@@ -40,7 +40,7 @@ def build(model_dir: Path) -> tuple[Any, Any]:
     cfg = AutoConfig.for_model(**{k: raw[k] for k in keep if k in raw})
     torch.manual_seed(0)
     with torch.device("cuda"):
-        model = AutoModelForCausalLM.from_config(cfg, torch_dtype=torch.bfloat16)
+        model = AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16)
     return model.eval(), cfg
 
 
@@ -78,9 +78,9 @@ class StaticCompiled:
 
     def run(self, prompt: list[int], steps: int) -> list[float]:
         torch = self.torch
-        self.cache.reset()
         times = []
-        with torch.inference_mode():
+        with torch.inference_mode():  # (the cache's tensors were made in inference mode: reset them there)
+            self.cache.reset()
             n = len(prompt)
             logits = self.model(torch.tensor([prompt], device="cuda"), cache_position=torch.arange(n, device="cuda"),
                                 past_key_values=self.cache, use_cache=True, return_dict=False)[0]

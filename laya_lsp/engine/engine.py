@@ -58,7 +58,7 @@ class EngineSettings:
         fixed = device_fixed if self.fixed_shapes is None else self.fixed_shapes
         # The longest prompt, the most branches' tokens, and a block of slack for format tokens.
         capacity = self.context_tokens + max(ks) * self.max_tokens + 64
-        return WarmPlan(self.prefill_chunk, ks, fixed, capacity, max(1, self.max_in_flight))
+        return WarmPlan(self.prefill_chunk, ks, fixed, capacity, max(1, self.max_in_flight), self.typing_candidates)
 
 
 @dataclass

@@ -269,6 +269,7 @@ class WarmPlan:
     fixed: bool = False
     capacity: int = 0  # cache columns (fixed shapes)
     batch: int = 1  # documents decoding in one step (fixed shapes)
+    typing_k: int = 1  # the branch count batched across documents (other batches run one document at a time)
 
 
 def warm_up(lm: LoadedModel, plan: WarmPlan, progress: Progress | None = None) -> None:
@@ -277,7 +278,7 @@ def warm_up(lm: LoadedModel, plan: WarmPlan, progress: Progress | None = None) -
 
     Typing shapes (every backend): a short prompt, a prompt tail of each padded size an Extend uses, branch steps
     with each k in `plan.ks`. Fixed shapes add: caches allocated at `plan.capacity`, prompt chunks through the
-    step at each padded size, and the branch steps of 2..`plan.batch` documents at once; the step is then frozen
+    step at each padded size, and the typing branch steps of 2..`plan.batch` documents at once; the step is then frozen
     (step.CompiledStep.freeze), so a combination of documents that was not warmed runs as warmed shapes.
     """
     from mlx_lm.models.cache import make_prompt_cache
@@ -308,7 +309,7 @@ def warm_up(lm: LoadedModel, plan: WarmPlan, progress: Progress | None = None) -
         settings = DecodeSettings(k=max(1, k), max_tokens=2)
         run_alone(dm, complete_steps(dm, doc, prompt + sample[:3], settings, CancelToken(), plan.prefill_chunk))
         doc.trim_to(len(prompt))
-        for n in range(2, len(docs) + 1):  # fixed shapes: n documents' branches in one step
+        for n in range(2, len(docs) + 1 if k == plan.typing_k else 0):  # fixed shapes: n documents' typing steps
             states = [dm.open(d, k, 2) for d in docs[:n]]
             mx.eval(dm.forward([BranchStep(b, mx.zeros((b.k,), dtype=mx.int32)) for b in states]))
             for b in states:

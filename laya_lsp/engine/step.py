@@ -75,8 +75,9 @@ class CompiledStep:
     """The step for one loaded model: `run(groups)` returns each group's logits and updates the groups' caches.
 
     One compiled function per group layout (rows per group, logits kept); mx.compile traces it again when an
-    input shape changes, i.e. when a cache grows by a block. `traced` records every trace (a trace on a GPU also
-    builds attention plans and may compile kernels: a stall), so tests and `laya/stats` can see them.
+    input shape changes, i.e. when a cache grows by a block. `traced` records every new shape (compiled: a trace;
+    on a GPU, compiled or not, also new attention plans and perhaps kernel compiles: a stall), so tests and
+    `laya/stats` can see them.
 
     With a fixed `capacity` (set_capacity; the GPU default) every cache is allocated at that many columns, so a
     document's shapes never change while typing; and once `freeze()` is called, several groups whose layout was
@@ -143,10 +144,11 @@ class CompiledStep:
     def run(self, groups: Sequence[RowGroup]) -> list[mx.array]:
         """Logits (lazy) of each group's kept rows, shape (len(keep), vocab); caches get the rows' keys/values."""
         shape = self.shape(groups)
-        if self.compiled and shape not in self._seen:
+        if shape not in self._seen:
             if self.frozen and len(groups) > 1:
                 return [self.run([g])[0] for g in groups]
             self._seen.add(shape)
+            self.traced.append(shape)
         layout = tuple(g.rows for g in groups)
         kept = sum(len(g.keep) for g in groups)
         fn = self._fns.get((layout, kept))
@@ -177,9 +179,6 @@ class CompiledStep:
     def _forward(self, tokens: mx.array, positions: mx.array, keep: mx.array,
                  masks: Sequence[tuple[mx.array, ...]], caches: list[tuple[list[mx.array], list[mx.array]]]) -> Any:
         """The traced step: embeddings, every layer over all rows, the head over the kept rows."""
-        if self.compiled:  # (compiled, this body runs only when mx.compile traces it)
-            self.traced.append(((tuple(m[1].shape[0] for m in masks)), keep.shape[0],
-                                tuple(c[0][0].shape[2] for c in caches)))
         heads, kv_heads, head_dim = self.heads, self.kv_heads, self.head_dim
         sizes = [m[1].shape[0] for m in masks]
         bounds = [sum(sizes[:i]) for i in range(len(sizes) + 1)]
