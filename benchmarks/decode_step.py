@@ -10,8 +10,8 @@ variants so a load spike on the shared machine hits them alike):
   laya           the decode core's branch step through the adapter (compiled fixed-shape step, branches sharing
                  the prompt in place; on a GPU with the server's fixed shapes, engine/model.py WarmPlan)
   laya-eager     the same step without mx.compile: what compiling buys
-  laya-overlap   the decode core with `overlap` (the GPU default): step n+1 built and queued (async_eval) before
-                 step n's tokens are read, as mlx-lm's generate_step does: what overlapping buys
+  laya-overlap   the compiled step driven like mlx-lm's generate_step (build step n+1, async_eval, then read step
+                 n): what overlapping buys (the decode core reads each step at once; one step fewer at the end)
 Keystroke: a 2-token prompt tail then the first token: mlx-lm's separate prefill (backbone, then the last
 token through the head) vs laya's tail folded into one step. Documents: 4 documents' k=1 steps as 4 steps vs
 one batched step. Floor: the bytes of weights a step reads / measured read bandwidth (benchmarks/shapes.py).
@@ -109,13 +109,12 @@ class Bench:
             times.append(time.perf_counter() - t)
         return times
 
-    def laya(self, ctx: int, k: int, steps: int, eager: bool = False, overlap: bool = False,
-             dm: Any = None) -> list[float]:
+    def laya(self, ctx: int, k: int, steps: int, eager: bool = False) -> list[float]:
         from laya_lsp.engine.decode import CancelToken, DecodeSettings, branch_steps, first_tokens
 
-        dm = dm or (self.eager if eager else self.compiled)
+        dm = self.eager if eager else self.compiled
         doc, logits = self.doc(ctx)
-        s = DecodeSettings(k=k, max_tokens=steps + 1, overlap=overlap)
+        s = DecodeSettings(k=k, max_tokens=steps + 1)
         coro = branch_steps(dm, doc, *first_tokens(logits, s), s, CancelToken())
         work, times = next(coro), []
         try:
@@ -127,9 +126,25 @@ class Bench:
             times.append(time.perf_counter() - t)  # the last step ends the coroutine
         return times
 
-    def laya_overlap(self, ctx: int, k: int, steps: int) -> list[float]:
-        """The decode core with `overlap` (the GPU default): step n+1 queued before step n's tokens are read."""
-        return self.laya(ctx, k, steps, overlap=True)
+    def laya_overlap(self, ctx: int, k: int, steps: int, dm: Any = None) -> list[float]:
+        from laya_lsp.engine.adapter import BranchStep
+
+        mx, dm = self.mx, dm or self.compiled
+        doc, _ = self.doc(ctx)
+        state = dm.open(doc, k, steps + 1)
+        tokens, pending, times = mx.array([7] * k, dtype=mx.int32), None, []
+        for _ in range(steps + 1):
+            t = time.perf_counter()
+            out = dm.forward([BranchStep(state, tokens)])[0]
+            lp = out - mx.logsumexp(out, axis=-1, keepdims=True)
+            nxt = mx.argmax(lp, axis=-1).astype(mx.int32)
+            mx.async_eval(nxt)
+            if pending is not None:
+                pending.tolist()
+                times.append(time.perf_counter() - t)
+            pending, tokens = nxt, nxt
+        dm.close(state)
+        return times
 
     def keystroke(self, ctx: int, fold: bool, new: int = 2) -> float:
         """Seconds from a keystroke's `new` prompt tokens to the first token's logits (evaluated)."""
@@ -266,8 +281,8 @@ def run_step_only(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
 
 
 def run_gpu(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
-    """On a GPU: ms/token of laya's step read each step (sync), laya's step overlapped (the GPU default) and
-    mlx-lm's plain call, at each context and k; with MLX_SAVE_CUDA_GRAPHS_DOT_FILE set, the CUDA graphs MLX
+    """On a GPU: ms/token of laya's decode core (each step read before the next), laya's step overlapped as
+    mlx-lm's generate_step does (as the device default compiles it, and under mx.compile) and mlx-lm's plain call, at each context and k; with MLX_SAVE_CUDA_GRAPHS_DOT_FILE set, the CUDA graphs MLX
     launches per overlapped step and their kernel nodes (one dot file per graph)."""
     import glob
 
@@ -276,7 +291,7 @@ def run_gpu(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
     variants: dict[str, Callable[[int, int], list[float]]] = {
         "laya": lambda c, k: bench.laya(c, k, steps),
         "laya-overlap": lambda c, k: bench.laya_overlap(c, k, steps),
-        "laya-mx.compile-overlap": lambda c, k: bench.laya(c, k, steps, overlap=True, dm=bench.mx_compiled),
+        "laya-mx.compile-overlap": lambda c, k: bench.laya_overlap(c, k, steps, dm=bench.mx_compiled),
         "mlx-lm": lambda c, k: bench.mlx_lm(c, k, steps),
     }
     for c, k in cases:

@@ -6,7 +6,8 @@ calibration and the benchmarks all start here:
   server merges `initializationOptions` and `workspace/didChangeConfiguration` over these);
 - BLAS: MLX's CPU backend on the BLAS blas.py chooses (BLIS, else OpenBLAS) before MLX is used, and the `threads` setting;
 - the engine for those settings and its model, loaded in the foreground or on a thread with a future that
-  requests wait on.
+  requests wait on;
+- `wire`: the engine and the orchestrator over it, what every front talks to (`start` for one-shot tools).
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ from .blas import set_blas_threads
 from .device import prepare_mlx
 
 if TYPE_CHECKING:  # (imported where used: MLX must not load before the BLAS set-up)
+    from collections.abc import Callable
+
     from .config import Settings
     from .engine import Engine, ModelInfo, Progress
+    from .orchestrator import Orchestrator
 
 log = logging.getLogger(__name__)
 
@@ -99,12 +103,20 @@ def load_in_background(engine: Engine, settings: Settings, progress: Progress | 
     return fut
 
 
-def start_engine(settings: Settings) -> Engine:
-    """An engine with the settings' model loaded (for one-shot commands and tools); raises ModelLoadError."""
-    engine = create_engine(settings)
+def wire(settings: Callable[[], Settings], min_queue: int = 0) -> Orchestrator:
+    """The engine (no model yet) for the settings in force and the orchestrator every front talks to;
+    `settings` is called for each request (the LSP's change with `didChangeConfiguration`)."""
+    from .orchestrator import Orchestrator
+
+    return Orchestrator(create_engine(settings(), min_queue), settings)
+
+
+def start(settings: Settings) -> Orchestrator:
+    """`wire` with the settings' model loaded, for one-shot commands and tools; raises ModelLoadError."""
+    orchestrator = wire(lambda: settings)
     try:
-        load_model(engine, settings)
+        load_model(orchestrator.engine, settings)
     except BaseException:
-        engine.shutdown()
+        orchestrator.engine.shutdown()
         raise
-    return engine
+    return orchestrator

@@ -12,8 +12,9 @@ from pathlib import Path
 from . import bootstrap
 from .config import Settings
 from .engine import ModelLoadError
-from .orchestrator import Completion, Orchestrator
+from .orchestrator import Completion
 from .syntax import SyntaxDocument
+from .syntax.positions import PositionError, strict_offset
 
 BREAKDOWN = ["queue_ms", "debounce_ms", "prompt_tokens", "reused_tokens", "prefill_ms", "decode_tokens",
              "decode_ms", "postprocess_ms", "total_ms"]
@@ -29,14 +30,11 @@ def parse_location(loc: str) -> tuple[Path, int, int]:
 
 
 def offset_of(text: str, line: int, col: int) -> int:
-    lines = text.splitlines(keepends=True)
-    if line < 1 or line > len(lines) + 1:
-        raise SystemExit(f"laya-lsp: line {line} is outside the file (1..{len(lines)})")
-    start = sum(len(x) for x in lines[: line - 1])
-    body = lines[line - 1].rstrip("\r\n") if line <= len(lines) else ""
-    if col < 1 or col > len(body) + 1:
-        raise SystemExit(f"laya-lsp: column {col} is outside line {line} (1..{len(body) + 1})")
-    return start + col - 1
+    """The index of 1-based LINE:COL (COL in characters; LSP's line endings); exits naming the valid range."""
+    try:
+        return strict_offset(text, line, col, "utf-32", base=1)
+    except PositionError as exc:
+        raise SystemExit(f"laya-lsp: {exc}") from None
 
 
 def run_complete(args: argparse.Namespace, settings: Settings) -> int:
@@ -50,14 +48,14 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
     offset = offset_of(text, line, col)
     t0 = time.perf_counter()
     try:
-        engine = bootstrap.start_engine(settings)
+        orchestrator = bootstrap.start(settings)
     except ModelLoadError as exc:
         print(f"laya-lsp: model not loaded: {exc}", file=sys.stderr)
         return 1
     load_ms = (time.perf_counter() - t0) * 1000
+    engine = orchestrator.engine
     info = engine.model_info()
     assert info is not None
-    orchestrator = Orchestrator(engine, lambda: settings)
     doc = SyntaxDocument(text, "", path.resolve().as_uri())
     kind = "inline" if args.inline else "completion"
 
@@ -82,14 +80,14 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if args.json:
         print(json.dumps({
-            "model": {"name": info.name, "path": info.path, "fim": info.fim, "layout": info.layout,
-                      "load_ms": round(load_ms, 1), **info.timings},
+            "model": {"name": info.name, "path": info.path, "dtype": info.dtype, "fim": info.fim,
+                      "layout": info.layout, "load_ms": round(load_ms, 1), **info.timings},
             "runs": [{"plan": r.plan.reason if r.plan else "", "candidates": [c.__dict__ for c in r.suggestions],
                       "raw": [c.__dict__ for c in r.result.candidates] if r.result else [],
                       "stats": r.stats.to_dict()} for r in runs],
         }, indent=2))
         return 0
-    print(f"model {info.name} ({info.fim}/{info.layout}) loaded+warmed in {load_ms:.0f} ms")
+    print(f"model {info.name} ({info.dtype}; {info.fim}/{info.layout}) loaded+warmed in {load_ms:.0f} ms")
     for i, r in enumerate(runs, 1):
         st = r.stats.to_dict()
         print(f"run {i} ({r.plan.reason if r.plan else st['status']}): " + "  ".join(

@@ -27,30 +27,34 @@ class FallbackSettings:
     api_key: str = ""
 
 
+_ENGINE = EngineSettings()  # each default is written once: the engine's and the syntax layer's knobs own theirs
+_SYNTAX = SyntaxSettings()
+
+
 @dataclass
 class Settings:
     """Every documented configuration key (README, "Configuration")."""
 
     model: str = ""  # local mlx-lm directory or Hugging Face repo id; empty = embedded default model
     allow_download: bool = False
-    candidates: int = 5
+    candidates: int = _ENGINE.candidates
     # Requests made while typing (ghost text triggered automatically, a completion list asked again as the user
     # types) get this many: two arrive in time for about twice as many keystrokes as five, and survive the
     # syntax checks more often than one (docs/benchmarks.md, "Candidates while typing"); an explicit request
     # (Ctrl+Space, "show inline suggestions") gets `candidates`.
     typing_candidates: int = 2
-    max_tokens: int = 48
-    debounce_ms: int = 30
-    context_tokens: int = 1024
+    max_tokens: int = _ENGINE.max_tokens
+    debounce_ms: int = int(_ENGINE.debounce_ms)
+    context_tokens: int = _ENGINE.context_tokens
     threads: int = 0  # 0 = leave MLX/BLAS thread defaults
-    cache_budget_mb: float = 512.0
-    prefill_chunk: int = 128
+    cache_budget_mb: float = _ENGINE.cache_budget_mb
+    prefill_chunk: int = _ENGINE.prefill_chunk
     # "on": caches at one fixed size and every step shape warmed at load, so no keystroke waits for a trace or a
     # kernel compile; "auto": on with a GPU, off on the CPU (device.DeviceDefaults.fixed_shapes).
     fixed_shapes: str = "auto"
-    inline_max_lines: int = 8
-    complete_in_comments: bool = True
-    complete_in_strings: bool = True
+    inline_max_lines: int = _SYNTAX.max_lines
+    complete_in_comments: bool = _SYNTAX.complete_in_comments
+    complete_in_strings: bool = _SYNTAX.complete_in_strings
     trigger_rules: bool = True  # syntax may decline to complete (mid-word, code after the cursor, ...)
     postprocess: bool = True  # clean candidates with tree-sitter; false gives the model's raw lines
     typed_through: bool = True  # answer from a shown candidate while the user types through it
@@ -58,6 +62,9 @@ class Settings:
     warm_up: bool = True  # prefill a buffer's cache on open and on `laya/focus`
     cross_file_tokens: int = 256  # budget for chunks of other recently used files (0 = off)
     outline_tokens: int = 192  # budget for an outline of the document above the prefix window (0 = off)
+    # Longest draft a decode step verifies (prompt lookup over the document, its last answer and the other buffers;
+    # the output is the same, only the number of steps changes); 0 = no speculation.
+    draft_tokens: int = _ENGINE.draft_tokens
     decision_tokens: int = 256
     decision_threshold: float = 0.5
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
@@ -82,6 +89,7 @@ class Settings:
             cache_budget_mb=self.cache_budget_mb,
             debounce_ms=float(self.debounce_ms),
             fixed_shapes=None if self.fixed_shapes == "auto" else self.fixed_shapes == "on",
+            draft_tokens=self.draft_tokens,
         )
 
 
@@ -95,6 +103,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "cache_budget_mb": (1, 65536),
     "prefill_chunk": (8, 4096),
     "inline_max_lines": (1, 200),
+    "draft_tokens": (0, 32),
     "decision_tokens": (16, 8192),
     "cross_file_tokens": (0, 16384),
     "outline_tokens": (0, 16384),

@@ -34,28 +34,29 @@ class DeviceDefaults:
     # (engine/model.py warm_up): a GPU stalls on each new shape (a trace, attention plans, kernel compiles); on
     # the CPU a new shape costs only a trace, and fixed-size caches would cost attention time and memory.
     fixed_shapes: bool = False
-    # Build decode step n+1 while the device computes step n (mx.async_eval): pays on a GPU, not on the CPU.
-    overlap: bool = False
     # mx.compile the step (step.CompiledStep): on the CPU it fuses elementwise work; on CUDA each fused kernel is
     # compiled at run time (NVRTC, seconds each on a cold kernel cache) while the step is no faster than the
     # plain ops, whose kernels ship compiled (docs/benchmarks.md, "GPU section").
     compile_step: bool = True
+    # A quantized output head is dequantized to `dtype` (MLX's quantized CPU kernels cost more per row than an
+    # fp32 BLAS product, and grow with every branch row; GPUs read quantized weights faster).
+    float_head: bool = False
 
 
 def device_defaults(kind: DeviceKind, quantized: bool = False, stored_dtype: str | None = None,
                     platform: str = sys.platform) -> DeviceDefaults:
     """The defaults for `kind`, given how the model stores its weights.
 
-    CPU: fp32 (MLX's CPU backend has a BLAS path only for fp32; fp16/bf16 matmuls are much slower there), a fast
-    BLAS preloaded on Linux. GPU (CUDA, Metal): quantized weights stay as stored, fp32 weights become bf16 (half the
+    CPU: fp32 (MLX's CPU backend has a BLAS path only for fp32; fp16/bf16 matmuls are much slower there), a
+    quantized output head dequantized to fp32, a fast BLAS preloaded on Linux. GPU (CUDA, Metal): quantized weights stay as stored, fp32 weights become bf16 (half the
     bytes read per token, the GPU's native matmul type), fp16/bf16 weights stay as stored; no BLAS preload.
     """
     if kind not in DEVICE_KINDS:
         raise ValueError(f"unknown device kind {kind!r}; expected one of {', '.join(DEVICE_KINDS)}")
     if kind == "cpu":
-        return DeviceDefaults(kind, "float32", preload_blas=platform.startswith("linux"))
+        return DeviceDefaults(kind, "float32", preload_blas=platform.startswith("linux"), float_head=True)
     keep = quantized or stored_dtype in ("float16", "bfloat16")
-    return DeviceDefaults(kind, None if keep else "bfloat16", preload_blas=False, fixed_shapes=True, overlap=True,
+    return DeviceDefaults(kind, None if keep else "bfloat16", preload_blas=False, fixed_shapes=True,
                           compile_step=False)
 
 

@@ -35,7 +35,7 @@ def collect(settings: Settings) -> dict[str, Any]:
     import mlx.core as mx
     import psutil
 
-    from .engine import ModelLoadError, resolve_model
+    from .engine import ModelLoadError, hub_snapshot, model_name, quantization_label, resolve_model
 
     vm = psutil.virtual_memory()
     info: dict[str, Any] = {
@@ -64,12 +64,19 @@ def collect(settings: Settings) -> dict[str, Any]:
     try:
         path = resolve_model(settings.model or None, settings.allow_download)
         cfg = json.loads((path / "config.json").read_text())
+        snapshot = hub_snapshot(path)
         info["model"] = {
             "spec": settings.model or "(embedded default)",
+            "name": model_name(settings.model or None, path, cfg),
             "path": str(path),
+            # A Hugging Face cache entry: which repo and which snapshot (the revision refs/main points to).
+            **({"repo": snapshot[0], "snapshot": snapshot[1]} if snapshot else {}),
             "model_type": cfg.get("model_type"),
             "hidden_size": cfg.get("hidden_size"),
             "layers": cfg.get("num_hidden_layers"),
+            "vocab_size": cfg.get("vocab_size"),
+            "quantization": quantization_label(cfg) if cfg.get("quantization") or cfg.get("quantization_config")
+            else "none",
             "weights_mb": round(sum(p.stat().st_size for p in path.glob("*.safetensors")) / 2**20, 1),
         }
     except ModelLoadError as exc:

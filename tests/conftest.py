@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(1, str(ROOT))  # benchmarks.checkpoints builds the real-tokenizer models
 
 from tinymodel import build_tiny_model
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _tiny_model_dir() -> Path:
@@ -34,6 +34,9 @@ def _tiny_model_dir() -> Path:
 
 TINY_MODEL = _tiny_model_dir()
 SERVER_CMD = [sys.executable, "-m", "laya_lsp", "--model", str(TINY_MODEL)]
+# The embedded default model: its text survives post-processing, so end-to-end tests run with the syntax stage on.
+DEFAULT_MODEL = ROOT / "laya_lsp" / "models" / "default"
+DEFAULT_SERVER_CMD = [sys.executable, "-m", "laya_lsp", "--model", str(DEFAULT_MODEL)]
 
 
 def as_dict(obj: Any) -> Any:

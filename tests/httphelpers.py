@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -19,11 +20,12 @@ RAW = {"postprocess": False, "triggerRules": False}
 
 
 class HttpServer:
-    """`python -m laya_lsp http --port 0 --model TINY_MODEL ...`; `url` once it listens and has loaded."""
+    """`python -m laya_lsp http --port 0 --model MODEL ...` (the tiny test model unless given); `url` once it
+    listens and has loaded."""
 
     def __init__(self, *args: str, settings: dict | None = None, env: dict | None = None,
-                 timeout: float = 60.0) -> None:
-        cmd = [sys.executable, "-m", "laya_lsp", "http", "--port", "0", "--model", str(TINY_MODEL), *args]
+                 timeout: float = 60.0, model: Path = TINY_MODEL) -> None:
+        cmd = [sys.executable, "-m", "laya_lsp", "http", "--port", "0", "--model", str(model), *args]
         if settings is not None:
             cmd += ["--settings", json.dumps(settings)]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -251,7 +251,8 @@ CUSTOM_RESULT_SCHEMAS: dict[str, dict] = {
                 "properties": {"uri": {"type": "string"}, "cacheBytes": INT}}},
             "cacheBytesTotal": INT, "cacheBudgetBytes": INT, "evictions": INT,
             "queue": {"type": "object", "required": ["queued"], "properties": {
-                "queued": INT, "running": {"type": ["string", "null"]}, "dropped": INT, "superseded": INT}},
+                "queued": INT, "running": {"type": ["string", "null"]}, "runningTokens": INT, "dropped": INT,
+                "superseded": INT}},
             "model": {"type": ["object", "null"]},
             "loadError": {"type": ["string", "null"]},
             "blas": {},

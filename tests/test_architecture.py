@@ -1,11 +1,14 @@
-"""The layers hold: arrows point one way and nothing reaches past a facade (ARCHITECTURE.md, "The shape").
+"""The layers hold: arrows point one way and nothing reaches past a facade (docs/architecture.md, "Layers" and
+"Invariants").
 
 Read from the source with `ast`, so a violation names the file and line:
 - outside engine/, the engine is used only through `laya_lsp.engine` (its facade and request/result types):
   no import of its modules, no reaching for its scheduler, cache store or model object;
+- outside orchestrator/, the orchestrator is used only through `laya_lsp.orchestrator` (no import of its modules);
 - engine/ never imports pygls, lsprotocol or a front; syntax/ never imports MLX or the engine;
 - the orchestrator and the decisions know no protocol; decisions never import the orchestrator or a front;
-- the LSP front uses pygls through its public API only (no private members of other objects, no class swaps).
+- a private member (`_name`) is used only in the file that defines it, `self._name` included: libraries are
+  used through their public API; each exception is in ALLOWED_PRIVATE with its reason. No class swaps.
 """
 
 from __future__ import annotations
@@ -17,6 +20,17 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "laya_lsp"
 ENGINE_INTERNALS = {"scheduler", "caches", "lm"}  # Engine attributes that only engine/ may touch
+FACADES = ("laya_lsp.engine", "laya_lsp.orchestrator")  # packages used from outside through __init__ only
+# (file, private name) used where it is not defined -> why it cannot be avoided.
+ALLOWED_PRIVATE = {
+    ("laya_lsp/lsp/protocol.py", "_request_futures"):
+        "pygls 2.1.1 never removes notification handler futures from this table (a Future per keystroke) and "
+        "offers no public way to; read with getattr, tripwire in tests/test_rel_soak.py, upstream report in "
+        "docs/architecture.md",
+    ("laya_lsp/cli.py", "_exit"): "os._exit: ends the process without MLX's static destructors (see its docstring)",
+    ("laya_lsp/replay.py", "_asdict"): "namedtuple's public method (the underscore only avoids field-name clashes)",
+}
+ACCESSORS = ("getattr", "setattr", "hasattr", "delattr")
 PROTOCOLS = ("pygls", "lsprotocol", "fastapi", "uvicorn", "starlette", "pydantic")
 
 
@@ -65,18 +79,20 @@ def _violations(where: str, forbidden: tuple[str, ...]) -> list[str]:
             for name, line in _imports(module, path, tree) if any(_in(name, f) for f in forbidden)]
 
 
-def test_the_engine_is_reached_only_through_its_facade():
+@pytest.mark.parametrize("facade", FACADES)
+def test_a_facade_package_is_reached_only_through_its_init(facade: str):
+    folder = facade.rsplit(".", 1)[1]
     bad = []
     for module, path, tree in SOURCES:
-        if _in(module, "laya_lsp.engine"):
+        if _in(module, facade):
             continue
         for name, line in _imports(module, path, tree):
-            if _in(name, "laya_lsp.engine") and name.count(".") > 2:  # a module inside engine/, not a name
+            if _in(name, facade) and name.count(".") > 1:  # a module inside the package, not a name
                 submodule = name.split(".")[2]
-                if (PACKAGE / "engine" / f"{submodule}.py").exists():
+                if (PACKAGE / folder / f"{submodule}.py").exists():
                     bad.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {name}")
         for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and node.attr in ENGINE_INTERNALS:
+            if facade == "laya_lsp.engine" and isinstance(node, ast.Attribute) and node.attr in ENGINE_INTERNALS:
                 bad.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} reaches for .{node.attr}")
     assert not bad, "\n".join(bad)
 
@@ -95,18 +111,77 @@ def test_arrows_point_one_way(where: str, forbidden: tuple[str, ...]):
     assert not bad, "\n".join(bad)
 
 
-def test_the_lsp_front_uses_only_public_members_of_what_it_did_not_write():
-    bad = []
-    for module, path, tree in SOURCES:
-        if not _in(module, "laya_lsp.lsp"):
-            continue
+def _private(name: object) -> bool:
+    return isinstance(name, str) and name.startswith("_") and not name.startswith("__")
+
+
+def _accessed_name(node: ast.Call, constants: dict[str, str]) -> str | None:
+    """The member name of getattr(x, NAME, ...) and kin: a string literal or a module constant."""
+    if not (isinstance(node.func, ast.Name) and node.func.id in ACCESSORS and len(node.args) >= 2):
+        return None
+    arg = node.args[1]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    return constants.get(arg.id) if isinstance(arg, ast.Name) else None
+
+
+def _private_members(tree: ast.Module) -> tuple[set[str], list[tuple[str, int]]]:
+    """(private names the file defines, private members it uses with their lines)."""
+    constants = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+                 and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
+                 for t in n.targets if isinstance(t, ast.Name)}
+    defined: set[str] = set()
+    used: list[tuple[str, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            defined.add(node.target.id)
+        elif isinstance(node, ast.Attribute) and _private(node.attr):
+            if isinstance(node.ctx, ast.Store):
+                defined.add(node.attr)
+            else:
+                used.append((node.attr, node.lineno))
+        elif isinstance(node, ast.Call) and (name := _accessed_name(node, constants)) and _private(name):
+            if isinstance(node.func, ast.Name) and node.func.id == "setattr":
+                defined.add(name)
+            else:
+                used.append((name, node.lineno))
+    return {d for d in defined if _private(d)}, used
+
+
+def _private_violations() -> tuple[list[str], set[tuple[str, str]]]:
+    bad, seen = [], set()
+    for _module, path, tree in SOURCES:
+        rel = str(path.relative_to(PACKAGE.parent))
+        defined, used = _private_members(tree)
+        for name, line in used:
+            if name in defined:
+                continue
+            if (rel, name) in ALLOWED_PRIVATE:
+                seen.add((rel, name))
+            else:
+                bad.append(f"{rel}:{line} uses {name}, which it did not define")
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
-                    and not (isinstance(node.value, ast.Name) and node.value.id == "self")):
-                bad.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} uses ._{node.attr[1:]}")
             if isinstance(node, ast.Attribute) and node.attr == "__class__" and isinstance(node.ctx, ast.Store):
-                bad.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} swaps a __class__")
-    assert not bad, "\n".join(bad)
+                bad.append(f"{rel}:{node.lineno} swaps a __class__")
+    return bad, seen
+
+
+def test_private_members_are_used_only_where_they_are_defined():
+    bad, seen = _private_violations()
+    assert not bad, "\n".join(bad) + "\n(a library's private member needs an ALLOWED_PRIVATE entry with its reason)"
+    assert seen == set(ALLOWED_PRIVATE), f"allowlist entries nothing needs any more: {set(ALLOWED_PRIVATE) - seen}"
+
+
+def test_the_private_member_check_sees_self_and_getattr():
+    """No blanket exemption: `self._x` a class did not define, and getattr with a private name, are caught."""
+    tree = ast.parse("K = '_table'\nclass P(Base):\n    def f(self):\n        self._mine = 1\n"
+                     "        return self._theirs, self._mine, getattr(self, K), getattr(self, '_other')")
+    defined, used = _private_members(tree)
+    assert defined == {"_mine"} and sorted(n for n, _ in used if n not in defined) == ["_other", "_table", "_theirs"]
 
 
 def test_the_checks_see_the_package():

@@ -65,7 +65,18 @@ def test_complete_rejects_positions_outside_the_file(tmp_path: Path):
     src = tmp_path / "b.py"
     src.write_text("x = 1\n")
     res = run("complete", f"{src}:9:1", "--model", str(TINY_MODEL), check=False)
-    assert res.returncode != 0 and "outside the file" in res.stderr
+    assert res.returncode != 0 and "is outside the text" in res.stderr
+
+
+def test_complete_counts_lines_as_lsp_does(tmp_path: Path):
+    """A form feed does not end a line (LSP's rules, as the editors send them); a lone \r does."""
+    src = tmp_path / "c.py"
+    src.write_text("x = 1\f y = 2\rz = ", newline="")
+    ok = run("complete", f"{src}:1:9", "--model", str(TINY_MODEL), check=False)  # the "y" after the form feed
+    assert ok.returncode == 0, ok.stderr
+    bad = run("complete", f"{src}:1:14", "--model", str(TINY_MODEL), check=False)
+    assert bad.returncode != 0 and "column 14 is outside line 1 (1..13)" in bad.stderr
+    assert run("complete", f"{src}:3:1", "--model", str(TINY_MODEL), check=False).returncode != 0
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the preload is Linux-only")

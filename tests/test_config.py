@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from conftest import SERVER_CMD, TINY_MODEL
+from conftest import DEFAULT_MODEL, DEFAULT_SERVER_CMD
 from lsphelpers import complete_texts, open_doc, position_at, stats
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -65,11 +65,10 @@ def test_every_key_is_documented_in_readme():
         assert f"`{key}`" in README, f"{key} missing from README's configuration table"
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD))
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=DEFAULT_SERVER_CMD))
 async def client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(
-        lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), process_id=None,
-                             initialization_options={"postprocess": False, "triggerRules": False})
+        lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options={})
     )
     yield
     await lsp_client.shutdown_session()
@@ -81,7 +80,7 @@ def _configure(client: LanguageClient, settings: dict) -> None:
 
 async def test_model_change_reloads_without_restart(client: LanguageClient, tmp_path: Path):
     other = tmp_path / "other-model"
-    shutil.copytree(TINY_MODEL, other)
+    shutil.copytree(DEFAULT_MODEL, other)
     uri = "file:///cfg.py"
     text = "def f(x):\n    return x\n# done"
     open_doc(client, uri, text)

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVER_CMD
 from editors.harness import (
     BROKEN_SERVER_CMD,
+    EMBEDDED_SERVER_CMD,
     ROOT,
     TEST_SETTINGS,
     EditorCheckFailed,
@@ -129,7 +129,7 @@ def check_headless(r: dict[str, Any]) -> None:
 def test_headless_nvim_gets_laya_candidates(nvim: str, tmp_path: Path, path: str) -> None:
     """The plugin's two ways to start the server: vim.lsp.config/enable (0.11+), vim.lsp.start (0.8-0.10)."""
     legacy = path == "legacy-lsp-start"
-    result = run_headless(nvim, tmp_path, SERVER_CMD, legacy=legacy)
+    result = run_headless(nvim, tmp_path, EMBEDDED_SERVER_CMD, legacy=legacy)
     assert result["start_path"] == ("vim.lsp.start" if legacy else "vim.lsp.enable")
     check_headless(result)
 
@@ -171,7 +171,7 @@ def drive_popup(nvim: str, tmp: Path, server_cmd: list[str], name: str) -> dict[
             # it.
             tmux.send(":LayaCodeAction", "Enter")
             action_screen = wait_for(lambda: "1: laya" in (s := tmux.screen()) and s, 15) or tmux.screen()
-            # "add a docstring" when listed (its edit does not hinge on the text the tiny model wrote), else
+            # "add a docstring" when listed (its edit does not hinge on the text the model wrote), else
             # the first.
             pick = re.search(r"^(\d+): laya: add a docstring", action_screen, re.MULTILINE)
             tmux.send(pick[1] if pick else "1", "Enter")
@@ -234,7 +234,7 @@ def check_popup(r: dict[str, Any]) -> None:
 
 
 def test_nvim_popup_accepts_laya_candidate_into_file(nvim: str, tmp_path: Path) -> None:
-    check_popup(drive_popup(nvim, tmp_path, SERVER_CMD, "nvim"))
+    check_popup(drive_popup(nvim, tmp_path, EMBEDDED_SERVER_CMD, "nvim"))
 
 
 def test_nvim_popup_check_fails_when_server_exits(nvim: str, tmp_path: Path) -> None:

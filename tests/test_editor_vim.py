@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVER_CMD
 from editors.harness import (
     BROKEN_SERVER_CMD,
+    EMBEDDED_SERVER_CMD,
     ROOT,
     TEE,
     TEST_SETTINGS,
@@ -114,7 +114,7 @@ def check(r: dict[str, Any]) -> None:
 
 
 def test_vim_ale_popup_accepts_laya_candidate_into_file(vim: str, tmp_path: Path) -> None:
-    check(drive(vim, tmp_path, SERVER_CMD, "vim"))
+    check(drive(vim, tmp_path, EMBEDDED_SERVER_CMD, "vim"))
 
 
 def test_vim_ale_check_fails_when_server_exits(vim: str, tmp_path: Path) -> None:

@@ -1,8 +1,7 @@
-"""The VS Code extension (editors/vscode): its settings mirror laya_lsp/config.py, it type-checks, bundles,
-and its
-activation tests pass under node's test runner with the `vscode` module stubbed. The real workbench run
-(code-server
-+ headless Chromium) is `make test-editors`, not part of `make test`.
+"""The VS Code extension (editors/vscode): its settings mirror laya_lsp/config.py, it type-checks, bundles, its
+activation tests pass under node's test runner with the `vscode` module stubbed, and in the real workbench
+(code-server + headless Chromium, editors/vscode/e2e, also `make test-editors`) a completion of the embedded model
+is accepted into a file.
 """
 
 from __future__ import annotations
@@ -53,3 +52,13 @@ def test_activation_with_stubbed_vscode(node_modules: None) -> None:
     passed = re.search(r"^# pass (\d+)$", out, re.MULTILINE)
     failed = re.search(r"^# fail (\d+)$", out, re.MULTILINE)
     assert passed and failed and int(failed[1]) == 0 and int(passed[1]) >= 8, out
+
+
+def test_workbench_accepts_a_laya_completion_end_to_end(node_modules: None) -> None:
+    """editors/vscode/e2e/run.sh: installs Chromium, ripgrep and code-server once, then drives the workbench.
+    Screenshots: tests/artifacts/vscode-e2e-*.png. Its second case proves the check fails with a dead server."""
+    r = subprocess.run(["bash", str(VSCODE / "e2e" / "run.sh"), sys.executable], cwd=ROOT, capture_output=True,
+                       text=True, timeout=900, check=False)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    assert re.search(r"^# pass 2$", out, re.MULTILINE) and re.search(r"^# fail 0$", out, re.MULTILINE), out[-6000:]

@@ -269,3 +269,15 @@ async def test_an_architecture_the_step_does_not_know_still_serves(other_arch: L
         open_doc(other_arch, cold_uri, text)
         assert warm == await complete_texts(other_arch, cold_uri, position_at(text, cursor)), f"edit {seq}"
         assert warm, "the model answered nothing"
+
+
+async def test_no_replacement_character_the_document_did_not_have(client: LanguageClient):
+    """The random model emits byte tokens that form no character, and budgets end inside characters: the server
+    sends the text before them, never U+FFFD (tests/test_tokenizer.py checks the cut itself)."""
+    text = "# naïve café — ☕ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ünïcödé\n" + SOURCE[:1500]
+    open_doc(client, "file:///fffd.py", text)
+    sent: list[str] = []
+    for offset in range(40, len(text), 23):
+        sent += await complete_texts(client, "file:///fffd.py", position_at(text, offset))
+    assert sent, "no candidates at all"
+    assert not [t for t in sent if "\ufffd" in t]

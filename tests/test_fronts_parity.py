@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from conftest import SERVER_CMD
+from conftest import DEFAULT_MODEL, DEFAULT_SERVER_CMD
 from httphelpers import HttpServer
 from lspclient import LspClient, position_at
 
-# Raw model lines (the tiny random model's text would not survive the syntax checks), greedy, no background
+# The embedded model with post-processing on (the syntax stage is part of the path both take), greedy, no background
 # work that could take the worker between the two requests, no cross-file context (the fronts' other documents
 # differ), no debounce. The LSP's ghost text is asked for as while typing (Automatic) and HTTP has no such notion,
 # so both kinds of request ask for the same number of candidates here.
-SETTINGS = {"postprocess": False, "triggerRules": False, "speculative": False, "warmUp": False,
+SETTINGS = {"speculative": False, "warmUp": False,
             "crossFileTokens": 0, "debounceMs": 0, "candidates": 3, "typingCandidates": 3, "maxTokens": 12}
 URI = "file:///parity/tally.py"
 TEXT = "def tally(counts):\n    total = 0\n    for name, n in counts.items():\n        total = "
@@ -22,7 +22,7 @@ TEXT = "def tally(counts):\n    total = 0\n    for name, n in counts.items():\n 
 
 @pytest.fixture(scope="module")
 def http_server():
-    s = HttpServer(settings=SETTINGS)
+    s = HttpServer(settings=SETTINGS, model=DEFAULT_MODEL)
     yield s
     s.close()
 
@@ -40,7 +40,7 @@ def _http_inline(h: httpx.Client, text: str) -> dict:
 
 
 async def test_the_same_request_gets_the_same_answer_through_lsp_and_http(http_server: HttpServer):
-    c = await LspClient.spawn(SERVER_CMD, default_timeout=60)
+    c = await LspClient.spawn(DEFAULT_SERVER_CMD, default_timeout=60)
     try:
         await c.initialize(initialization_options=SETTINGS)
         await c.did_open(URI, TEXT)

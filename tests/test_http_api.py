@@ -55,6 +55,12 @@ def test_complete_every_cursor_form_gives_candidates_with_their_stats_record(c):
         st = out["stats"]
         assert st["prompt_tokens"] > 0 and st["decode_tokens"] > 0 and st["total_ms"] > 0
         assert out["httpMs"] >= st["total_ms"] and st["status"] == "ok" and st["source"] == "model"
+    # Lines as LSP counts them: a form feed ends none, a lone \r does (the LSP front's position model).
+    odd = "x = 1\f y = 2\rdef mul(a, b):\r\n    return"
+    out = c.post("/v1/complete", json={"text": odd, "line": 2, "column": 10, "language": "python"}).json()
+    assert out["offset"] == len(odd), out
+    r = c.post("/v1/complete", json={"text": odd, "line": 0, "column": 13})
+    assert r.status_code == 422 and "column 13 is outside line 0 (0..12)" in r.text
     inline = c.post("/v1/complete", json={"text": SOURCE, "filename": "m.py", "kind": "inline"}).json()
     assert inline["status"] == "ok" and inline["candidates"]
 

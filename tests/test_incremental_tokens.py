@@ -1,8 +1,9 @@
 """Incremental tokenisation of the prefix window equals full tokenisation, for every pipeline family we cut.
 
 Each tokenizer below is a real `tokenizers` pipeline of one family (the shipped model's newline split, Qwen2.5's
-regex, GPT-2's byte-level regex with and without digit splitting, a SentencePiece-style one that gets no cut rule),
-driven through random edit sequences over multi-byte text, CRLF and edits above the window.
+regex, trained here and as Qwen's own NFC tokenizer.json, GPT-2's byte-level regex with and without digit
+splitting, a SentencePiece-style one that gets no cut rule), driven through random edit sequences over multi-byte
+text, CRLF and edits above the window.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, trainers
 from tokenizers import Tokenizer as RustTokenizer
 
+from benchmarks.checkpoints import tokenizer_dir
 from laya_lsp.engine.context import ContextWindow
 from laya_lsp.engine.cuts import QWEN_PATTERNS
 from laya_lsp.engine.fim import PromptBuilder, detect_fim
@@ -51,6 +53,7 @@ def _pipelines() -> dict[str, Tokenizer]:
         "qwen2.5": _trained(pre_tokenizers.Sequence([
             pre_tokenizers.Split(Regex(QWEN_PATTERNS[0]), behavior="isolated"),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])),
+        "qwen2.5 (its real tokenizer.json: NFC)": load_tokenizer(tokenizer_dir()),
         "gpt-2 (tiny model)": load_tokenizer(Path(TINY_MODEL)),
         "starcoder (digits + gpt-2)": _trained(pre_tokenizers.Sequence([
             pre_tokenizers.Digits(individual_digits=True), byte_level])),
@@ -61,7 +64,7 @@ def _pipelines() -> dict[str, Tokenizer]:
 
 PIPELINES = _pipelines()
 EXPECTED_RULES = {"shipped (newline split)": "every line start", "newline split + NFC": "every line start",
-                  "qwen2.5": "Qwen", "gpt-2 (tiny model)": "GPT-2", "starcoder (digits + gpt-2)": "GPT-2",
+                  "qwen2.5": "Qwen", "qwen2.5 (its real tokenizer.json: NFC)": "Qwen", "gpt-2 (tiny model)": "GPT-2", "starcoder (digits + gpt-2)": "GPT-2",
                   "sentencepiece-style": None}
 
 

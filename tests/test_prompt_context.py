@@ -16,7 +16,6 @@ from tokenizers import Tokenizer
 
 from laya_lsp import bootstrap
 from laya_lsp.config import Settings, parse_settings
-from laya_lsp.orchestrator import Orchestrator
 from laya_lsp.orchestrator.prompt_context import PromptContext, outline_cut
 from laya_lsp.syntax import CompletionPlan, SyntaxDocument
 
@@ -99,8 +98,8 @@ def test_other_files_come_first_and_share_the_budget():
     assert [path for path, _ in chunks] == ["file:///proj/other.py", "file:///proj/long.py"]
 
 
-# Through the server: raw model text at every position, one short candidate, nothing in the background.
-SERVED = {"postprocess": False, "triggerRules": False, "debounceMs": 0, "candidates": 1, "maxTokens": 2,
+# Through the server: a model run at every position, one short candidate, nothing in the background.
+SERVED = {"triggerRules": False, "debounceMs": 0, "candidates": 1, "maxTokens": 2,
           "crossFileTokens": 0, "warmUp": False, "speculative": False, "typedThrough": False, "contextTokens": 1024}
 URI = "file:///proj/long.py"
 
@@ -123,9 +122,9 @@ plain = _fixture({**SERVED, "outlineTokens": 0})
 def _prompt_in_process(options: dict, text: str) -> list[int]:
     """The prompt the orchestrator and engine build for a completion at the end of `text` (the server's code)."""
     settings = replace(parse_settings(options), model=str(TINY_MODEL))
-    engine = bootstrap.start_engine(settings)
+    orchestrator = bootstrap.start(settings)
+    engine, flow = orchestrator.engine, orchestrator.completions
     try:
-        flow = Orchestrator(engine, lambda: settings).completions
         req = flow.request_for(URI, SyntaxDocument(text, "python", URI), len(text), "completion",
                                CompletionPlan(True, "test"), None, False)
         return engine.prompt_for(req)

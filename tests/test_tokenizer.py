@@ -15,8 +15,9 @@ import pytest
 from conftest import TINY_MODEL
 from mlx.utils import tree_flatten
 
-from laya_lsp.engine.model import DEFAULT_MODEL_DIR, load_model, load_weights
-from laya_lsp.engine.tokenizer import load_tokenizer
+from laya_lsp.engine.model import DEFAULT_MODEL_DIR, load_model
+from laya_lsp.engine.tokenizer import load_tokenizer, whole_characters
+from laya_lsp.engine.weights import load_weights
 
 TEXTS = ["", "def add(a, b):\n    return a + b\n", "x = '日本語 😀 café'\r\n\tpass", "<|endoftext|>print(1)<|fim_pad|>",
          "   \n\n\n  spaces  ", "e\u0301\u00a0\u3000 👩\u200d💻", "0123456789 'll 's"]
@@ -107,3 +108,14 @@ def test_weights_load_as_mlx_lm_loads_them(quantized: bool, tmp_path: Path):
     prompt = mx.array([[5, 17, 42, 99, 3]])
     assert mx.array_equal(ours(prompt), ref(prompt)).item()
     assert bool(config.get("quantization")) == quantized
+
+
+def test_whole_characters_cuts_before_a_character_the_tokens_have_not_finished():
+    tok = load_tokenizer(DEFAULT_MODEL_DIR)
+    ids = tok.encode("x = '𝔘'")  # 𝔘 is four byte tokens
+    texts = [whole_characters(tok.decode(ids[:n])) for n in range(len(ids) + 1)]
+    assert not [t for t in texts if "\ufffd" in t]
+    assert texts[4:7] == ["x = '"] * 3 and texts[7] == "x = '𝔘"
+    assert whole_characters("ab\ufffdcd") == "ab"  # bytes that form no character: the text before them
+    # The document has U+FFFD itself: a generated one may be a copy; an unfinished one at the end still goes.
+    assert whole_characters("a\ufffdb\ufffd", document="s = '\ufffd'") == "a\ufffdb"

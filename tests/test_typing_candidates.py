@@ -4,18 +4,18 @@ the first candidate is not delayed by the other four while the user types). Thro
 from __future__ import annotations
 
 import pytest_lsp
-from conftest import SERVER_CMD
+from conftest import DEFAULT_SERVER_CMD
 from lsphelpers import open_doc, position_at, stats
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-# Raw model lines (the tiny random model's text would not survive the syntax checks), every request a model run.
-BASE = {"postprocess": False, "triggerRules": False, "debounceMs": 0, "candidates": 4, "typingCandidates": 1,
+# The embedded model with post-processing on; every request a model run.
+BASE = {"debounceMs": 0, "candidates": 4, "typingCandidates": 1,
         "maxTokens": 6, "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0}
 DOC = "import os\n\n\ndef main():\n    value = os.getcwd()\n    result = "
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD))
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=DEFAULT_SERVER_CMD))
 async def client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(lsp.InitializeParams(
         capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options=BASE))
@@ -50,7 +50,8 @@ async def test_ghost_text_while_typing_asks_for_one_and_an_explicit_request_for_
     assert record["candidates"] == 1 and len(automatic) == 1, (record, automatic)
     invoked = await _inline(client, uri, lsp.InlineCompletionTriggerKind.Invoked)
     record = await _last_model_run(client, "inline")
-    assert record["candidates"] > 1 and len(invoked) == record["candidates"], (record, invoked)
+    # (post-processing may reject some of the model's candidates, never add one)
+    assert record["candidates"] > 1 and 1 < len(invoked) <= record["candidates"], (record, invoked)
 
 
 async def test_a_list_asked_again_while_typing_asks_for_one(client: LanguageClient):

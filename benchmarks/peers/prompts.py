@@ -96,12 +96,11 @@ def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "compl
     """
     from laya_lsp import bootstrap, crossfile
     from laya_lsp.config import parse_settings
-    from laya_lsp.orchestrator import Orchestrator
     from laya_lsp.syntax import CompletionPlan, SyntaxDocument
 
     settings = replace(parse_settings(raw_settings or {}), model=lm.path)
-    engine = bootstrap.start_engine(settings)
-    flow = Orchestrator(engine, lambda: settings).completions
+    orchestrator = bootstrap.start(settings)
+    engine, flow = orchestrator.engine, orchestrator.completions
     clock, real_time = _ReplayClock(), crossfile.time
     crossfile.time = clock  # type: ignore[assignment]
     try:

@@ -52,7 +52,7 @@ def score_set(model: str | None, path: Path = SET_FILE) -> tuple[ModelInfo, dict
     """(the model, {"total": rows, "mean": rows}) where a row is (scores per choice, index of the answer)."""
     from .. import bootstrap
 
-    engine = bootstrap.start_engine(bootstrap.resolve_settings(model=model))
+    engine = bootstrap.start(bootstrap.resolve_settings(model=model)).engine
     info = engine.model_info()
     assert info is not None
     items = [json.loads(line) for line in path.read_text().splitlines()]

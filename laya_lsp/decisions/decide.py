@@ -158,7 +158,7 @@ def build_prompt(model: ModelWork, req: DecideRequest, texts: list[str]) -> tupl
     budget = max(8, req.max_tokens)
     if req.document and model.has_fim:
         suf = model.encode(req.suffix[: int(budget * SUFFIX_SHARE) * 8])[: int(budget * SUFFIX_SHARE)]
-        pre = model.encode(prefix[-budget * TAIL_CHARS_PER_TOKEN :])[-(budget - len(suf) - 4) :]
+        pre = model.encode(prefix[-budget * TAIL_CHARS_PER_TOKEN :])[-(budget - len(suf) - model.frame_tokens) :]
         ids = model.build(pre, suf)
     else:
         pre = model.encode(prefix[-budget * TAIL_CHARS_PER_TOKEN :])[-budget:]

@@ -10,10 +10,11 @@ defer_mlx_lm_init()  # before the first mlx_lm import below: serving never needs
 
 from .decode import Cancelled, CancelToken
 from .engine import Candidate, CompletionRequest, CompletionResult, Engine, EngineSettings, ModelInfo
-from .model import DEFAULT_MODEL_DIR, ModelLoadError, Progress, resolve_model
+from .model import DEFAULT_MODEL_DIR, ModelLoadError, Progress, hub_snapshot, model_name, resolve_model
 from .scheduler import Job
 from .score import ScoreResult
 from .stats import RequestStats
+from .weights import quantization_label
 from .work import ModelUnavailable, ModelWork, WorkResult
 
 __all__ = [
@@ -34,5 +35,8 @@ __all__ = [
     "RequestStats",
     "ScoreResult",
     "WorkResult",
+    "hub_snapshot",
+    "model_name",
+    "quantization_label",
     "resolve_model",
 ]

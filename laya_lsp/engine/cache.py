@@ -79,6 +79,10 @@ class CacheStore:
     def peek(self, doc_id: str) -> DocumentCache | None:
         return self._docs.get(doc_id)
 
+    def prompts_except(self, doc_id: str) -> list[list[int]]:
+        """The token ids the other documents' caches hold (their last prompts), most recently used first."""
+        return [c.ids for k, c in reversed(self._docs.items()) if k != doc_id and c.ids]
+
     def drop(self, doc_id: str) -> None:
         self._docs.pop(doc_id, None)
 

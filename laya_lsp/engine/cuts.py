@@ -23,6 +23,9 @@ QWEN_PATTERNS = (
 )
 # Unicode normalization cannot combine across a "\n" (no character composes with it; it is a starter).
 LINE_SAFE_NORMALIZERS = {"NFC", "NFD", "NFKC", "NFKD"}
+# ... and the canonical forms never turn a visible character into blanks (NFKC maps "¨" to " \u0308"), so the
+# rules that look at the blanks after a line start hold on the normalized text too (Qwen2.5's tokenizer is NFC).
+BLANK_SAFE_NORMALIZERS = {"NFC", "NFD"}
 
 
 def _after_newline_any(text: str, cut: int) -> bool:
@@ -108,7 +111,7 @@ def cut_rule(spec: dict[str, Any]) -> CutRule | None:
         return None
     if _splits_after_newline(steps[0]) and set(normalizers) <= LINE_SAFE_NORMALIZERS:
         return CutRule("every line start", _after_newline_any)
-    if normalizers:
+    if not set(normalizers) <= BLANK_SAFE_NORMALIZERS:
         return None
     last = steps[-1]
     if (len(steps) == 2 and steps[0].get("type") == "Split" and (steps[0].get("pattern") or {}).get("Regex")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
@@ -25,9 +26,12 @@ from .decode import (
     complete_steps,
     warm_steps,
 )
+from .draft import MAX_DRAFT, DraftBook
+from .healing import trailing_blanks
 from .model import LoadedModel, ModelLoadError, Progress, WarmPlan, load_model, warm_up
 from .scheduler import Job, Scheduler
 from .stats import RequestStats, StatsBook
+from .tokenizer import whole_characters
 from .work import ModelWork, work_job
 
 log = logging.getLogger(__name__)
@@ -48,6 +52,7 @@ class EngineSettings:
     debounce_skip_tokens: int = 8
     max_queue: int = 4
     max_in_flight: int = 4  # documents decoding at once, sharing one batched step
+    draft_tokens: int = MAX_DRAFT  # longest draft a step verifies (prompt lookup, draft.py); 0 = no speculation
     # Caches at one fixed size and every step shape warmed at load (see model.warm_up); None: the device's
     # default (device.DeviceDefaults.fixed_shapes: on a GPU, where a new shape stalls a request).
     fixed_shapes: bool | None = None
@@ -58,7 +63,7 @@ class EngineSettings:
         fixed = device_fixed if self.fixed_shapes is None else self.fixed_shapes
         # The longest prompt, the most branches' tokens, and a block of slack for format tokens.
         capacity = self.context_tokens + max(ks) * self.max_tokens + 64
-        return WarmPlan(self.prefill_chunk, ks, fixed, capacity, max(1, self.max_in_flight), self.typing_candidates)
+        return WarmPlan(self.prefill_chunk, ks, fixed, capacity, max(ks) * (1 + self.draft_tokens))
 
 
 @dataclass
@@ -79,6 +84,8 @@ class CompletionRequest:
     context: list[tuple[str, str]] = field(default_factory=list)
     # A prompt already built (token ids), answered as it is: `text` and `offset` then only matter for healing.
     prompt_ids: list[int] | None = None
+    # Text the caller expects may follow the cursor (the candidates it showed last): a source of drafts.
+    draft_hint: str = ""
 
 
 @dataclass
@@ -110,19 +117,6 @@ class ModelInfo:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def trailing_blanks(prefix: str) -> str:
-    """Spaces/tabs typed after code on the cursor's line ("return ", "x = ").
-
-    Byte-level BPE tokenizers attach a space to the word after it, so a prompt ending in a lone space asks the
-    model for a word without its space, which it almost never saw. The prompt leaves them out instead and the
-    first token must start with them (token healing). Indentation alone on a line is left as it is."""
-    stripped = prefix.rstrip(" \t")
-    if len(stripped) == len(prefix):
-        return ""
-    line = stripped[stripped.rfind("\n") + 1 :]
-    return prefix[len(stripped) :] if line.strip() else ""
-
-
 class Engine:
     """Owns the model and caches; every model call happens on the scheduler's single worker thread."""
 
@@ -134,7 +128,7 @@ class Engine:
         self.decoder: DecodeModel | None = None
         self.caches: CacheStore | None = None
         self.load_error: str | None = None
-        self.overlap = False  # decode steps overlapped (device.DeviceDefaults.overlap), set at load
+        self.drafts = DraftBook(self.settings.draft_tokens)  # acceptance per draft source, last answers
 
     # -- model lifecycle ---------------------------------------------------------------------------------
     def load(self, spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> ModelInfo:
@@ -157,9 +151,10 @@ class Engine:
                 raise
             defaults = device_defaults(mlx_device_kind())
             warm_up(lm, self.settings.warm_plan(defaults.fixed_shapes), progress)
-            self.lm, self.decoder, self.overlap = lm, decode_model(lm.model), defaults.overlap
+            self.lm, self.decoder = lm, decode_model(lm.model)
             self.scheduler.batch = self._batch
             self.caches = CacheStore(lm.model, int(self.settings.cache_budget_mb * 2**20))
+            self.drafts = DraftBook(self.settings.draft_tokens)
             self.load_error = None
             return lm
 
@@ -169,6 +164,7 @@ class Engine:
         self.settings = settings
         self.scheduler.max_queue = max(1, settings.max_queue)
         self.scheduler.max_in_flight = max(1, settings.max_in_flight)
+        self.drafts.policy.max_draft = settings.draft_tokens
 
         def update() -> None:
             if self.caches is not None:
@@ -185,7 +181,13 @@ class Engine:
     # -- documents ---------------------------------------------------------------------------------------
     def close_document(self, doc_id: str) -> None:
         """Free the document's cache (on the worker, after any running job)."""
-        self.scheduler.call(lambda: self.caches.drop(doc_id) if self.caches else None)
+
+        def drop() -> None:
+            self.drafts.forget(doc_id)
+            if self.caches:
+                self.caches.drop(doc_id)
+
+        self.scheduler.call(drop)
 
     # -- the facade for callers outside engine/ (with load, apply_settings, shutdown, close_document and
     # complete above): nothing else of the engine is reached from outside ----------------------------------
@@ -218,9 +220,13 @@ class Engine:
         return self.scheduler.call(lambda: self.caches.bytes_by_doc() if self.caches else {})
 
     def queue_state(self) -> dict[str, Any]:
-        """The scheduler's queue as `laya/stats` reports it."""
+        """The scheduler's queue as `laya/stats` reports it; `runningTokens`: the prompt tokens the running job's
+        document cache covers now (a long prefill's progress, read off the worker: a list's length)."""
         s = self.scheduler
-        return {"queued": s.queued(), "running": s.running_key(), "dropped": s.dropped, "superseded": s.superseded}
+        running = s.running_key()
+        cache = self.caches.peek(re.split("[#\0]", running, maxsplit=1)[0]) if running and self.caches else None
+        return {"queued": s.queued(), "running": running, "runningTokens": len(cache.ids) if cache else 0,
+                "dropped": s.dropped, "superseded": s.superseded}
 
     def step_traces(self) -> dict[str, Any]:
         """Traces of the compiled step so far (warm-up's included) and whether shapes are fixed: a trace after
@@ -294,7 +300,7 @@ class Engine:
         suf_budget = int(s.context_tokens * s.suffix_share) if self.lm.fim.has_fim else 0
         suf = suffix_ids(b, suffix, suf_budget)
         ctx = b.repo_context(req.context, req.doc_id, s.context_tokens // 2) if req.context else []
-        pre, _start = doc.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - len(ctx) - 4)
+        pre, _start = doc.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - len(ctx) - b.frame_tokens)
         return b.build(pre, suf, ctx).ids
 
     def _probe(self, job: Job, req: CompletionRequest) -> bool:
@@ -367,13 +373,21 @@ class Engine:
             max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
             stop=stop,
             logits_processors=[self._healing(heal)] if heal else [],
-            overlap=self.overlap,
+            draft=self.drafts.drafter(req.doc_id, prompt, lm.builder.encode(req.draft_hint) if req.draft_hint else [],
+                                      self.caches.prompts_except(req.doc_id)),
         )
         doc = self.caches.get(req.doc_id)
-        out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)
+        try:
+            out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)
+        finally:  # a superseded run's partial answer is still a draft for the next keystroke
+            self.drafts.answered(req.doc_id, prompt, [b.ids for b in dec.progress.branches])
         st.reused_tokens, st.prefill_ms, st.decode_ms = out.reused, out.prefill_ms, out.decode_ms
         st.decode_tokens = max((len(b.ids) for b in out.branches), default=0)
-        return self._finished(job, req, st, self._candidates(out.branches, heal))
+        c = dec.progress
+        st.decode_steps, st.draft_tokens, st.accepted_tokens = c.steps, c.drafted, c.accepted
+        if c.by_source:
+            st.extra["drafts"] = {k: list(v) for k, v in c.by_source.items()}
+        return self._finished(job, req, st, self._candidates(out.branches, req.text, heal))
 
     def _healing(self, heal: str) -> LogitsProcessor:
         """The first token must start with the blanks the prompt left out (see `trailing_blanks`)."""
@@ -385,8 +399,9 @@ class Engine:
 
         return process
 
-    def _candidates(self, branches: list[Branch], heal: str = "") -> list[Candidate]:
-        """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job).
+    def _candidates(self, branches: list[Branch], document: str, heal: str = "") -> list[Candidate]:
+        """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job),
+        cut before bytes that form no character (`whole_characters`).
 
         With `heal`, the prompt left out the blanks typed before the cursor and the first token was made to
         start with them; they are already in the document, so they come off the text again."""
@@ -394,7 +409,7 @@ class Engine:
         out: list[Candidate] = []
         seen: set[str] = set()
         for b in sorted(branches, key=lambda b: -b.logprob):
-            text = self.lm.decode(b.ids)
+            text = whole_characters(self.lm.decode(b.ids), document)
             if heal:
                 n = 0
                 while n < len(heal) and n < len(text) and text[n] == heal[n]:

@@ -179,6 +179,13 @@ class PromptBuilder:
             out += piece
         return head + out + tail if out else []
 
+    @property
+    def frame_tokens(self) -> int:
+        """Tokens `build` adds besides the prefix, suffix and context: bos and the FIM markers (budgets leave
+        room for them)."""
+        fmt = self.fmt
+        return (self.bos_id is not None) + sum(len(self.special(t)) for t in (fmt.prefix, fmt.suffix, fmt.middle))
+
     def special(self, token: str | None) -> list[int]:
         if not token:
             return []

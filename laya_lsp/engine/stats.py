@@ -21,6 +21,9 @@ class RequestStats:
     prefill_ms: float = 0.0
     decode_tokens: int = 0
     decode_ms: float = 0.0
+    decode_steps: int = 0  # forward steps after the first token (fewer than tokens when drafts were accepted)
+    draft_tokens: int = 0  # tokens drafted for verification (prompt lookup)
+    accepted_tokens: int = 0  # of them, the ones the model agreed with
     shared_steps: int = 0  # model steps computed together with other documents' requests
     postprocess_ms: float = 0.0
     total_ms: float = 0.0
@@ -73,6 +76,9 @@ class StatsBook:
             "decode_tokens": 0,
             "decode_ms": 0.0,
             "prefill_ms": 0.0,
+            "decode_steps": 0,
+            "draft_tokens": 0,
+            "accepted_tokens": 0,
         }
         self.by_status: dict[str, int] = {}
         self.by_source: dict[str, int] = {}
@@ -94,6 +100,9 @@ class StatsBook:
             t["decode_tokens"] += st.decode_tokens
             t["decode_ms"] += st.decode_ms
             t["prefill_ms"] += st.prefill_ms
+            t["decode_steps"] += st.decode_steps
+            t["draft_tokens"] += st.draft_tokens
+            t["accepted_tokens"] += st.accepted_tokens
             self.by_status[st.status] = self.by_status.get(st.status, 0) + 1
             self.by_source[st.source] = self.by_source.get(st.source, 0) + 1
             if st.status == "error":
@@ -114,6 +123,7 @@ class StatsBook:
             **t,
             "reuse_ratio": (t["reused_tokens"] / t["prompt_tokens"]) if t["prompt_tokens"] else 0.0,
             "decode_ms_per_token": (t["decode_ms"] / t["decode_tokens"]) if t["decode_tokens"] else 0.0,
+            "draft_acceptance": (t["accepted_tokens"] / t["draft_tokens"]) if t["draft_tokens"] else 0.0,
             "p50_total_ms": percentile(ok, 50),
             "p95_total_ms": percentile(ok, 95),
             # Keys as identifiers (typed_through, warm_up): some clients turn results into named tuples.

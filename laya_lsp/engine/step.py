@@ -51,14 +51,14 @@ def supports(model: Any) -> bool:
 class RowGroup:
     """Rows of one document computed in a step.
 
-    Row r writes its key/value at column `start + r` and sees every column before `ends[r]`, plus, from column
+    Row r writes its key/value at column `columns[r]` and sees every column before `ends[r]`, plus, from column
     `tail` on, every `stride`-th column of its own `phase` up to its own column (a branch's earlier tokens when
     k branches write their tokens interleaved after the shared prompt). A phase of -1 sees no tail.
     """
 
     layers: list[KVCache]
     tokens: mx.array  # (R,) int32; may still be lazy (the tokens sampled by the step before)
-    start: int
+    columns: list[int]  # where each row's key/value goes (a verified draft: a branch's next columns)
     positions: list[int]  # rotary position of each row
     ends: list[int]
     phases: list[int]
@@ -162,7 +162,7 @@ class CompiledStep:
             keep += [offsets + r for r in g.keep]
             offsets += g.rows
         masks = [
-            (mx.array([g.start], dtype=i32), mx.array(g.ends, dtype=i32), mx.array(g.phases, dtype=i32),
+            (mx.array(g.columns, dtype=i32), mx.array(g.ends, dtype=i32), mx.array(g.phases, dtype=i32),
              mx.array(g.tail, dtype=i32), mx.array(g.stride, dtype=i32))
             for g in groups
         ]
@@ -196,9 +196,9 @@ class CompiledStep:
             v = attn.v_proj(x).reshape(rows, kv_heads, 1, head_dim)
             outs = []
             for g, (lo, hi) in enumerate(pairwise(bounds)):
-                start = masks[g][0]
-                keys = mx.slice_update(caches[g][0][li], k[lo:hi].transpose(2, 1, 0, 3), start, axes=(2,))
-                values = mx.slice_update(caches[g][1][li], v[lo:hi].transpose(2, 1, 0, 3), start, axes=(2,))
+                at = mx.broadcast_to(masks[g][0][None, None, :, None], (1, kv_heads, hi - lo, head_dim))
+                keys = mx.put_along_axis(caches[g][0][li], at, k[lo:hi].transpose(2, 1, 0, 3), axis=2)
+                values = mx.put_along_axis(caches[g][1][li], at, v[lo:hi].transpose(2, 1, 0, 3), axis=2)
                 new_keys[g].append(keys)
                 new_values[g].append(values)
                 qg = q[lo:hi].transpose(2, 1, 0, 3)  # (1, heads, rows, head_dim)
@@ -216,8 +216,8 @@ class CompiledStep:
     @staticmethod
     def _mask(m: tuple[mx.array, ...], cap: int) -> mx.array:
         """(rows, cap) boolean: the columns each row of a group sees (see RowGroup)."""
-        start, ends, phases, tail, stride = m
+        columns, ends, phases, tail, stride = m
         cols = mx.arange(cap)[None]
-        own = (start + mx.arange(ends.shape[0]))[:, None]
+        own = columns[:, None]
         branch = (cols >= tail) & (cols <= own) & ((cols - tail) % stride == phases[:, None])
         return (cols < ends[:, None]) | branch

@@ -22,6 +22,16 @@ from .cuts import CutRule, cut_rule
 log = logging.getLogger(__name__)
 
 NAMED_SPECIALS = ("bos_token", "eos_token", "unk_token", "pad_token")
+REPLACEMENT = "\ufffd"  # what a decode writes for bytes that are no (or not yet a whole) UTF-8 character
+
+
+def whole_characters(text: str, document: str = "") -> str:
+    """`text` cut before the first U+FFFD the document does not have: a token budget can end inside a character
+    (byte-fallback or byte-level tokens), and a model can emit bytes that form none. Where the document has the
+    character itself, a generated one may be a copy; only a trailing run (an unfinished character) is cut."""
+    if REPLACEMENT in document:
+        return text.rstrip(REPLACEMENT)
+    return text.split(REPLACEMENT, 1)[0]
 
 
 class TokenizerError(Exception):
@@ -43,7 +53,7 @@ class Tokenizer:
         self.all_special_ids = sorted({i for t in (*named, *marked) if (i := self._id(t)) is not None})
         # The config's eos ids (an int or a list) end generation as well as the tokenizer's own eos token.
         self.eos_token_ids = set(eos_token_ids) | ({self.eos_token_id} if self.eos_token_id is not None else set())
-        self.cut_rule: CutRule | None = cut_rule(json.loads(backend.to_str()))
+        self.cut_rule: CutRule | None = cut_rule(_pipeline(backend))
 
     def _id(self, token: str | None) -> int | None:
         return self.backend.token_to_id(token) if token else None
@@ -74,6 +84,19 @@ class Tokenizer:
     def to_json(self) -> str:
         """The serialized pipeline (what llguidance's `LLTokenizer` reads)."""
         return str(self.backend.to_str())
+
+
+def _pipeline(backend: RustTokenizer) -> dict[str, Any]:
+    """The parts of tokenizer.json a cut rule reads, from each component alone (serializing the whole pipeline
+    would write out and parse the vocabulary and merges: ~0.2 s for a 150k vocabulary)."""
+
+    def state(component: Any) -> Any:
+        return json.loads(component.__getstate__()) if component is not None else None
+
+    added = [{"content": t.content, "lstrip": t.lstrip, "rstrip": t.rstrip}
+             for t in backend.get_added_tokens_decoder().values()]
+    return {"model": {"dropout": getattr(backend.model, "dropout", None)}, "added_tokens": added,
+            "normalizer": state(backend.normalizer), "pre_tokenizer": state(backend.pre_tokenizer)}
 
 
 def _token_content(value: Any) -> str | None:
@@ -110,15 +133,17 @@ def load_tokenizer(path: Path, eos_token_ids: int | Sequence[int] | None = None)
     eos = [eos_token_ids] if isinstance(eos_token_ids, int) else list(eos_token_ids or [])
     config = {**_read_json(path / "special_tokens_map.json"), **_read_json(path / "tokenizer_config.json")}
     specials = {name: _token_content(config.get(name)) for name in NAMED_SPECIALS}
-    additional = [t for v in config.get("additional_special_tokens") or [] if (t := _token_content(v))]
+    # (transformers 5 writes `extra_special_tokens`, a list or a name -> token map, where 4 wrote `additional_...`)
+    extra = config.get("extra_special_tokens") or []
+    listed = [*(config.get("additional_special_tokens") or []), *(extra.values() if isinstance(extra, dict) else extra)]
+    additional = [t for v in listed if (t := _token_content(v))]
     tokenizer_file = path / "tokenizer.json"
     if tokenizer_file.exists():
         try:
             backend = RustTokenizer.from_file(str(tokenizer_file))
         except Exception as exc:  # tokenizers raises a bare Exception for unreadable files
             raise TokenizerError(f"cannot read {tokenizer_file}: {exc}") from exc
-        known = set(backend.get_vocab(with_added_tokens=True))
-        missing = [t for t in _added_tokens(config) if t.content not in known]
+        missing = [t for t in _added_tokens(config) if backend.token_to_id(t.content) is None]
         if missing:
             backend.add_special_tokens([t for t in missing if t.special])
             backend.add_tokens([t for t in missing if not t.special])

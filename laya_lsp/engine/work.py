@@ -28,6 +28,7 @@ from .model import LoadedModel
 from .scheduler import Job
 from .score import ConstrainedResult, ScoreResult, borrow, constrained_decode, score_options
 from .stats import RequestStats
+from .tokenizer import whole_characters
 
 if TYPE_CHECKING:
     from .engine import Candidate, Engine
@@ -93,6 +94,11 @@ class ModelWork:
     def decode(self, ids: list[int]) -> str:
         return self._lm.decode(ids)
 
+    @property
+    def frame_tokens(self) -> int:
+        """Tokens `build` adds around prefix and suffix (see PromptBuilder.frame_tokens)."""
+        return self._lm.builder.frame_tokens
+
     def build(self, prefix: list[int], suffix: list[int], layout: str | None = None) -> list[int]:
         """A prompt in the model's FIM layout (`layout="prefix"`: the prefix alone)."""
         return self._lm.builder.build(prefix, suffix, layout=layout).ids
@@ -102,7 +108,7 @@ class ModelWork:
         b = self._lm.builder
         suf = suffix_ids(b, text[offset:], int(budget * self._suffix_share)) if self.has_fim else []
         window = self._document().window if self._document else ContextWindow()
-        pre, _ = window.prefix_ids(b, text[:offset], budget - len(suf) - 4)
+        pre, _ = window.prefix_ids(b, text[:offset], budget - len(suf) - b.frame_tokens)
         return b.build(pre, suf).ids or [self.eos_id or 0]
 
     # -- model operations (each checks the cancel token and adds to the stats record) --------------------
@@ -123,7 +129,7 @@ class ModelWork:
         t0 = time.perf_counter()
         stop = LineStop(max_lines, frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids)
         branches = decode_branches(lm.model, cache, pre.logits, DecodeSettings(k, max_tokens, stop), self._token)
-        out = [Candidate(lm.decode(br.ids), br.logprob, len(br.ids)) for br in branches]
+        out = [Candidate(whole_characters(lm.decode(br.ids)), br.logprob, len(br.ids)) for br in branches]
         self._count(len(prompt), pre.reused, pre.ms, max((c.tokens for c in out), default=0),
                     (time.perf_counter() - t0) * 1000)
         return sorted(out, key=lambda c: -c.logprob)

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 
-from ..orchestrator.waiting import POLL_S, ClientGone
+from ..orchestrator import POLL_S, ClientGone
 
 __all__ = ["Admission", "ClientGone", "QueueFull", "Slot"]
 

@@ -13,6 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from ..syntax.positions import PositionError, strict_offset
+
 SESSION_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
 
 
@@ -74,13 +76,10 @@ class Cursor(_Body):
             return self.text, self.offset
         if self.line is None or self.column is None:
             return self.text, len(self.text)
-        lines = self.text.split("\n")
-        if self.line >= len(lines):
-            raise ValueError(f"line {self.line} is outside the text (0..{len(lines) - 1})")
-        body = lines[self.line].removesuffix("\r")
-        if self.column > len(body):
-            raise ValueError(f"column {self.column} is past the end of line {self.line} ({len(body)} characters)")
-        return self.text, sum(len(x) + 1 for x in lines[: self.line]) + self.column
+        try:  # columns in code points; lines end at \n, \r\n or \r, as for the LSP
+            return self.text, strict_offset(self.text, self.line, self.column, "utf-32")
+        except PositionError as exc:
+            raise ValueError(str(exc)) from None
 
     @property
     def has_document(self) -> bool:

@@ -13,7 +13,6 @@ import uvicorn
 from .. import bootstrap
 from ..config import Settings
 from ..engine import ModelLoadError
-from ..orchestrator import Orchestrator
 from .app import HttpOptions, create_app
 
 log = logging.getLogger(__name__)
@@ -48,8 +47,8 @@ def run_http(args: argparse.Namespace, settings: Settings) -> int:
     options = HttpOptions(max_in_flight=args.max_in_flight, max_queue=args.max_queue,
                           max_body_bytes=args.max_body_bytes, max_sessions=args.max_sessions, token=token)
     # Never hand the scheduler more than it holds: a full scheduler drops its oldest job.
-    engine = bootstrap.create_engine(settings, min_queue=options.max_in_flight + 1)
-    orchestrator = Orchestrator(engine, lambda: settings)
+    orchestrator = bootstrap.wire(lambda: settings, min_queue=options.max_in_flight + 1)
+    engine = orchestrator.engine
     load = bootstrap.load_in_background(engine, settings)
     load.add_done_callback(_report_load)
     orchestrator.loading(load)

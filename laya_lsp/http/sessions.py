@@ -12,7 +12,7 @@ import itertools
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ..orchestrator.completion import CompletionFlow
+from ..orchestrator import CompletionFlow
 from ..syntax import SyntaxDocument
 
 SESSION_PREFIX = "session:"

@@ -300,11 +300,18 @@ class LayaProtocol(LanguageServerProtocol):
 
     def _forget_finished_notifications(self) -> None:
         """pygls 2.1.1 files each notification handler's future in its request table under a fresh uuid and never
-        removes it (a Future per keystroke: the soak's slow RSS growth); pygls offers no public way around it, so
-        finished ones are dropped here (requests pop their own when done)."""
-        table = self._request_futures
+        removes it (a Future per keystroke: the soak's slow RSS growth; docs/architecture.md, "pygls: notification
+        futures"); pygls offers no public way around it, so finished ones are dropped here (requests pop their own
+        when done). Read with getattr: a pygls that renames the table loses only this clean-up, never the server
+        (tests/test_rel_soak.py fails loudly then)."""
+        table = getattr(self, PYGLS_REQUEST_TABLE, None)
+        if not isinstance(table, dict):
+            return
         for key in [k for k, f in table.items() if f.done()]:
             del table[key]
+
+
+PYGLS_REQUEST_TABLE = "_request_futures"  # pygls 2.1's JsonRPCProtocol: msg id -> handler future
 
 
 def _is_notification_method(method: str) -> bool:

@@ -21,7 +21,6 @@ from .. import __version__, bootstrap
 from ..config import Settings, SettingsError, parse_settings
 from ..engine import ModelLoadError
 from ..memory import release_free_heap_periodically
-from ..orchestrator import Orchestrator
 from .documents import open_document
 from .protocol import LayaProtocol, serve_stream, stdin_chunks, strict_converter
 
@@ -37,8 +36,8 @@ class LayaServer(LanguageServer):
         super().__init__("laya-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
                          protocol_cls=LayaProtocol, converter_factory=strict_converter)
         self.settings = settings
-        self.engine = bootstrap.create_engine(settings)
-        self.orchestrator = Orchestrator(self.engine, lambda: self.settings)
+        self.orchestrator = bootstrap.wire(lambda: self.settings)
+        self.engine = self.orchestrator.engine
         self.stop_serving = threading.Event()
         self.tcp_listener: asyncio.Server | None = None
         self._progress_n = 0

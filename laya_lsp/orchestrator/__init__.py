@@ -21,13 +21,15 @@ from ..engine import Engine
 from .completion import Completion, CompletionFlow, Suggestion
 from .decisions import DecisionFlow
 from .report import CACHE_WAIT_S, engine_report
-from .waiting import MODEL_LOADING, Caller, ClientGone, ModelGate, NotReady, Superseded
+from .waiting import MODEL_LOADING, POLL_S, Caller, ClientGone, ModelGate, NotReady, Superseded
 
 __all__ = [
     "MODEL_LOADING",
+    "POLL_S",
     "Caller",
     "ClientGone",
     "Completion",
+    "CompletionFlow",
     "NotReady",
     "Orchestrator",
     "Suggestion",

@@ -22,6 +22,10 @@ from .waiting import Caller, ModelGate, NotReady, Superseded, wait_job
 
 log = logging.getLogger(__name__)
 
+# The fallback model continues the end of the action's prompt: ~1,500 tokens of code at ~4 characters a token,
+# inside any served model's context window and cheap to send.
+FALLBACK_PROMPT_CHARS = 6000
+
 
 class DecisionFlow:
     """Runs decide, structured and code-action work on the engine; knows neither LSP nor HTTP."""
@@ -113,7 +117,8 @@ class DecisionFlow:
         at = int(data["at"])
         lead = res.prompt_prefix[at:]  # what the action puts before the generated text (a newline and indent)
         try:
-            answer = await asyncio.to_thread(fallback.complete, fb, res.prompt_prefix[-6000:], resolve.BLOCK_TOKENS)
+            answer = await asyncio.to_thread(fallback.complete, fb, res.prompt_prefix[-FALLBACK_PROMPT_CHARS:],
+                                           resolve.BLOCK_TOKENS)
         except fallback.FallbackError as exc:
             log.warning("fallback failed, answering locally: %s", exc)
             return res

@@ -1,22 +1,21 @@
 """An open document: its text, its tree-sitter tree, and incremental updates from LSP change events.
 
 LSP positions are (line, UTF-16 code unit) pairs (or UTF-8/UTF-32 when negotiated) and lines end at `\\n`,
-`\\r\\n` or `\\r`; tree-sitter wants UTF-8 byte offsets and (row, byte column) points with rows split at `\\n`
-only. This module is the one place that converts between the two, so the rest of the package works in `str`
-indices or bytes.
+`\\r\\n` or `\\r` (positions.py, the model every front uses); tree-sitter wants UTF-8 byte offsets and (row, byte
+column) points with rows split at `\\n` only. This module converts between the two, so the rest of the package
+works in `str` indices or bytes.
 """
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Iterable
 
 import tree_sitter
 
+from . import positions
 from .languages import LanguageSpec, language_for, new_parser, spec_for
 
-_EOL = re.compile(r"\r\n|\r|\n")
 # One LSP content change: ((line, column), (line, column), new text), or a full text.
 Change = tuple[tuple[int, int], tuple[int, int], str] | str
 
@@ -38,35 +37,6 @@ def point_after(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
     if newlines == 0:
         return start[0], start[1] + len(inserted)
     return start[0] + newlines, len(inserted) - inserted.rfind(b"\n") - 1
-
-
-def _width(char: str, encoding: str) -> int:
-    """Columns one character takes in an LSP position encoding (`utf-16`, `utf-8` or `utf-32`)."""
-    code = ord(char)
-    if encoding == "utf-8":
-        return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
-    if encoding == "utf-32":
-        return 1
-    return 2 if code > 0xFFFF else 1
-
-
-def column_to_index(line: str, column: int, encoding: str = "utf-16") -> int:
-    """Index in `line` of an LSP column; past the end clamps, inside a character rounds down."""
-    if column <= 0:
-        return 0
-    if line.isascii() or encoding == "utf-32":
-        return min(column, len(line))
-    units = 0
-    for index, char in enumerate(line):
-        units += _width(char, encoding)
-        if units > column:
-            return index
-    return len(line)
-
-
-def utf16_to_index(line: str, column: int) -> int:
-    """Index in `line` of a UTF-16 column (see column_to_index)."""
-    return column_to_index(line, column, "utf-16")
 
 
 class SyntaxDocument:
@@ -105,7 +75,7 @@ class SyntaxDocument:
 
     def _line_starts(self) -> list[int]:
         if self._starts is None:
-            self._starts = [0] + [m.end() for m in _EOL.finditer(self._text)]
+            self._starts = positions.line_starts(self._text)
         return self._starts
 
     def _update_line_starts(self, lo: int, hi: int, delta: int) -> None:
@@ -122,31 +92,17 @@ class SyntaxDocument:
         region_end = hi + 1 + delta
         tail = bisect_right(starts, hi + 1)
         # One character past the region so a `\r\n` straddling its end is seen whole (and left to the tail).
-        middle = [m.end() for m in _EOL.finditer(self._text, region_start, region_end + 1)]
+        middle = [m.end() for m in positions.EOL.finditer(self._text, region_start, region_end + 1)]
         self._starts = starts[:first + 1] + [s for s in middle if s <= region_end] + [s + delta for s in starts[tail:]]
 
-    def offset_at(self, line: int, utf16_col: int, encoding: str = "utf-16") -> int:
-        """`str` index of an LSP position (columns in `encoding`, UTF-16 by default); lines past the end map
-        to the end of the text. Lines end at `\n`, `\r\n` or `\r` only, as LSP says (not at `\f` or `\v`)."""
-        starts = self._line_starts()
-        if line < 0:
-            return 0
-        if line >= len(starts):
-            return len(self._text)
-        start = starts[line]
-        end = starts[line + 1] if line + 1 < len(starts) else len(self._text)
-        content = self._text[start:end].rstrip("\r\n") if end > start else ""
-        return start + column_to_index(content, utf16_col, encoding)
+    def offset_at(self, line: int, column: int, encoding: str = "utf-16") -> int:
+        """`str` index of an LSP position (columns in `encoding`, UTF-16 by default); past the end of a line or
+        of the text clamps. Lines end at `\n`, `\r\n` or `\r` only, as LSP says (not at `\f` or `\v`)."""
+        return positions.offset_at(self._text, self._line_starts(), line, column, encoding)
 
     def position_at(self, offset: int, encoding: str = "utf-16") -> tuple[int, int]:
         """LSP (line, column) of a `str` index, columns in `encoding` (UTF-16 by default)."""
-        offset = max(0, min(offset, len(self._text)))
-        starts = self._line_starts()
-        line = bisect_right(starts, offset) - 1
-        prefix = self._text[starts[line]:offset]
-        if prefix.isascii() or encoding == "utf-32":
-            return line, len(prefix)
-        return line, sum(_width(c, encoding) for c in prefix)
+        return positions.position_at(self._text, self._line_starts(), offset, encoding)
 
     def byte_offset(self, offset: int) -> int:
         """UTF-8 byte offset of a `str` index."""

@@ -131,11 +131,6 @@ def spec_for(language_id: str, uri: str) -> LanguageSpec:
     return _FALLBACK_C
 
 
-def spec_by_name(name: str) -> LanguageSpec:
-    """The spec of a grammar name returned by `language_for`."""
-    return _BY_NAME[name]
-
-
 @cache
 def grammar(name: str) -> tree_sitter.Language:
     """Load (once) the tree-sitter grammar of a language from its wheel."""

@@ -13,12 +13,13 @@ _ALLOWED_AFTER = frozenset(")]}>\"'`;,: \t")
 
 @dataclass(frozen=True)
 class SyntaxSettings:
-    """User-facing knobs (expose under `initializationOptions.syntax` / `laya.syntax`)."""
+    """The syntax layer's knobs. The server sets the first four from its `laya` settings (config.py:
+    `completeInComments`, `completeInStrings`, `inlineMaxLines`), whose defaults are these; the rest are fixed."""
 
     complete_in_comments: bool = True  # comments are prose the model writes well; single line there
     complete_in_strings: bool = True  # string contents (messages, SQL, paths) are often predictable
     multiline: bool = True  # allow block completions at all
-    max_lines: int = 12  # cap for a block completion
+    max_lines: int = 8  # cap for a block completion
     single_line_max_tokens: int = 64
     multi_line_max_tokens: int = 256
     reject_new_errors: bool = True  # drop candidates that add syntax errors (grammar languages only)

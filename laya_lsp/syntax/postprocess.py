@@ -34,7 +34,6 @@ class Candidate:
     text: str
     source_index: int  # position of the raw candidate in the model's list
     rank: int = 0  # 0 = best, after reranking
-    score: float = 1.0  # 1.0 valid as-is, 0.5 fixed; minus 0.01 per model rank
     fixed: bool = False  # a fix (not just a cut) was needed to make it valid
     valid: bool | None = None  # passed the syntax check; None where no grammar could check it
     errors_after: int | None = None  # error nodes in the checked window after insertion
@@ -219,12 +218,10 @@ def postprocess_detailed(doc: SyntaxDocument, offset: int, candidates: list[str]
             continue
         seen.add(candidate.text)
         seen.add(text)
-        candidate.score = (0.5 if candidate.fixed else 1.0) - 0.01 * index
         accepted.append(candidate)
     if not accepted and checker is not None:
         rescued = _rescue(checker, rejected, ctx, doc)
         if rescued is not None:
-            rescued.score = 0.5 - 0.01 * rescued.source_index
             rejected = [r for r in rejected if r.source_index != rescued.source_index]
             accepted.append(rescued)
     accepted.sort(key=lambda c: (c.fixed, c.source_index))

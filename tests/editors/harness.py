@@ -18,7 +18,9 @@ TEE = Path(__file__).with_name("lsp_tee.py")
 INSTALL_SCRIPT = ROOT / "editors" / "scripts" / "install-test-deps.sh"
 # A "server" that dies at once: every editor test is also run against it and must then fail.
 BROKEN_SERVER_CMD = [sys.executable, "-c", "import sys; sys.exit(1)"]
-# Small, fast answers from the tiny test model; cacheBudgetMB proves that the settings reached the server.
+# The server as a user runs it: the embedded default model, so the editors accept a real completion.
+EMBEDDED_SERVER_CMD = [sys.executable, "-m", "laya_lsp"]
+# Small, fast answers; cacheBudgetMB proves that the settings reached the server.
 TEST_SETTINGS = {"candidates": 3, "maxTokens": 8, "cacheBudgetMB": 64}
 
 

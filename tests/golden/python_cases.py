@@ -99,10 +99,10 @@ CASES = [
          "config = {█\n",
          "\n    'debug': True,\n    'level': 3,\n}\nprint(config)",
          "\n    'debug': True,\n    'level': 3,\n}", plan="after_bracket"),
-    Case("block cut to max lines", "python",
+    Case("block cut to max lines", "python",  # SyntaxSettings.max_lines: 8, the inlineMaxLines default
          "def many():█\n",
          "".join(f"\n    x{i} = {i}" for i in range(20)),
-         "".join(f"\n    x{i} = {i}" for i in range(11)), rules=("max_lines",)),
+         "".join(f"\n    x{i} = {i}" for i in range(7)), rules=("max_lines",)),
     Case("line inserted above existing code ends with a line break", "python",
          src("""
              def mean(xs):

@@ -32,13 +32,11 @@ function log(...a) {
   if (process.env.LAYA_E2E_VERBOSE) console.error("[e2e]", ...a);
 }
 
-/** The laya-lsp command for the test: the embedded model when there is one, else the tests' tiny model. */
+/** The laya-lsp command for the test: the embedded default model (a real completion, as a user sees it), or
+ * LAYA_E2E_MODEL. */
 function serverCommand() {
-  if (process.env.LAYA_E2E_MODEL) return [PYTHON, "-m", "laya_lsp", "--model", process.env.LAYA_E2E_MODEL];
-  const tiny = execFileSync(PYTHON, ["-c",
-    "import sys; sys.path.insert(0, 'tests'); from conftest import TINY_MODEL; print(TINY_MODEL)"],
-  { cwd: ROOT, encoding: "utf8" }).trim();
-  return [PYTHON, "-m", "laya_lsp", "--model", tiny];
+  const model = process.env.LAYA_E2E_MODEL;
+  return model ? [PYTHON, "-m", "laya_lsp", "--model", model] : [PYTHON, "-m", "laya_lsp"];
 }
 
 const BROKEN_SERVER = [PYTHON, "-c", "import sys; sys.exit(1)"];

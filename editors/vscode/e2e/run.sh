@@ -4,7 +4,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
-export LAYA_PYTHON=${1:-${LAYA_PYTHON:-$root/.venv/bin/python}}
+python=${1:-${LAYA_PYTHON:-$root/.venv/bin/python}}
+# Absolute, without resolving the venv's symlink: package.sh and the driver run from other directories.
+[[ "$python" = /* ]] || python="$PWD/$python"
+export LAYA_PYTHON=$python
 bash "$here/setup.sh"
 cd "$here"
 node --test --test-concurrency=1 e2e.test.js

