@@ -67,13 +67,11 @@ class Bench:
         self.lm = load_model(model_dir)
         self.model = self.lm.model
         self.vocab = int(self.lm.config["vocab_size"])
-        self.compiled = decode_model(self.model)  # the adapter the server uses (compiled or not, by device)
+        self.compiled = decode_model(self.model)
         self.eager = StepModel(self.model, compiled=False) if isinstance(self.compiled, StepModel) else None
-        # the step under mx.compile whatever the device default (DeviceDefaults.compile_step) chose
-        self.mx_compiled = StepModel(self.model, compiled=True) if isinstance(self.compiled, StepModel) else None
         plan = EngineSettings().warm_plan(device_defaults(mlx_device_kind()).fixed_shapes)
         if plan.fixed and isinstance(self.compiled, StepModel):  # the server's shapes on this device
-            for dm in (self.compiled, self.eager, self.mx_compiled):
+            for dm in (self.compiled, self.eager):
                 dm.fix_shapes(plan.capacity, plan.prefill_chunk)
         self.mx = mx
 
@@ -282,7 +280,7 @@ def run_step_only(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
 
 def run_gpu(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
     """On a GPU: ms/token of laya's decode core (each step read before the next), laya's step overlapped as
-    mlx-lm's generate_step does (as the device default compiles it, and under mx.compile) and mlx-lm's plain call, at each context and k; with MLX_SAVE_CUDA_GRAPHS_DOT_FILE set, the CUDA graphs MLX
+    mlx-lm's generate_step does (compiled, and without mx.compile) and mlx-lm's plain call, at each context and k; with MLX_SAVE_CUDA_GRAPHS_DOT_FILE set, the CUDA graphs MLX
     launches per overlapped step and their kernel nodes (one dot file per graph)."""
     import glob
 
@@ -291,7 +289,7 @@ def run_gpu(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
     variants: dict[str, Callable[[int, int], list[float]]] = {
         "laya": lambda c, k: bench.laya(c, k, steps),
         "laya-overlap": lambda c, k: bench.laya_overlap(c, k, steps),
-        "laya-mx.compile-overlap": lambda c, k: bench.laya_overlap(c, k, steps, dm=bench.mx_compiled),
+        "laya-eager-overlap": lambda c, k: bench.laya_overlap(c, k, steps, dm=bench.eager),
         "mlx-lm": lambda c, k: bench.mlx_lm(c, k, steps),
     }
     for c, k in cases:
@@ -303,9 +301,7 @@ def run_gpu(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
             for name, fn in variants.items():
                 samples.setdefault((name, c, k), []).extend(t * 1000 for t in fn(c, k))
     out: dict[str, Any] = {"ms_per_token": {f"{n} ctx{c} k={k}": _median(v) for (n, c, k), v in samples.items()},
-                           "dtype": bench.lm.dtype, "params": bench.lm.n_params,
-                           "laya_compiled": getattr(bench.compiled, "step", None) is not None
-                           and bench.compiled.step.compiled}
+                           "dtype": bench.lm.dtype, "params": bench.lm.n_params}
     dot = os.environ.get("MLX_SAVE_CUDA_GRAPHS_DOT_FILE")
     if dot:
         before = set(glob.glob(dot + "_*.dot"))

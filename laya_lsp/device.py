@@ -34,10 +34,6 @@ class DeviceDefaults:
     # (engine/model.py warm_up): a GPU stalls on each new shape (a trace, attention plans, kernel compiles); on
     # the CPU a new shape costs only a trace, and fixed-size caches would cost attention time and memory.
     fixed_shapes: bool = False
-    # mx.compile the step (step.CompiledStep): on the CPU it fuses elementwise work; on CUDA each fused kernel is
-    # compiled at run time (NVRTC, seconds each on a cold kernel cache) while the step is no faster than the
-    # plain ops, whose kernels ship compiled (docs/benchmarks.md, "GPU section").
-    compile_step: bool = True
     # A quantized output head is dequantized to `dtype` (MLX's quantized CPU kernels cost more per row than an
     # fp32 BLAS product, and grow with every branch row; GPUs read quantized weights faster).
     float_head: bool = False
@@ -56,8 +52,7 @@ def device_defaults(kind: DeviceKind, quantized: bool = False, stored_dtype: str
     if kind == "cpu":
         return DeviceDefaults(kind, "float32", preload_blas=platform.startswith("linux"), float_head=True)
     keep = quantized or stored_dtype in ("float16", "bfloat16")
-    return DeviceDefaults(kind, None if keep else "bfloat16", preload_blas=False, fixed_shapes=True,
-                          compile_step=False)
+    return DeviceDefaults(kind, None if keep else "bfloat16", preload_blas=False, fixed_shapes=True)
 
 
 def _installed_beside_mlx(name: str) -> bool:

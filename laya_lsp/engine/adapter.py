@@ -319,9 +319,6 @@ def decode_model(model: Any) -> DecodeModel:
     """The adapter for a loaded model, made once per model object."""
     dm = getattr(model, _ATTRIBUTE, None)
     if dm is None:
-        from ..device import device_defaults, mlx_device_kind
-
-        compiled = device_defaults(mlx_device_kind()).compile_step
-        dm = StepModel(model, compiled) if supports(model) else PlainModel(model)
+        dm = StepModel(model) if supports(model) else PlainModel(model)
         setattr(model, _ATTRIBUTE, dm)
     return dm
