@@ -67,7 +67,7 @@ class Front:
         self.options = options
         self.sessions = Sessions(orchestrator.completions, options.max_sessions)
         self.admission = Admission(options.max_in_flight, options.max_queue)
-        stats = orchestrator.engine.stats
+        stats = orchestrator.book
         self.admission.typical_ms = lambda: float(stats.summary()["p50_total_ms"]) or 1000.0  # type: ignore[arg-type]
 
     async def admitted(self, request: Request) -> tuple[Slot, Caller, float]:
