@@ -85,7 +85,7 @@ def test_drafts_change_no_output_over_random_edits(lm: Any, seed: int, with_proc
         got = run_alone(dm, complete_steps(dm, doc, ids, s, CancelToken(), chunk=32))
         assert [b.ids for b in got.branches] == want, f"edit {seq} (k={k}, {len(ids)} tokens, seed {seed})"
         assert doc.ids == ids and doc.layers[0].offset == len(ids), "drafts never stay in the document's cache"
-        assert s.counts.accepted == sum(a for a, _ in oracle.judgements)
+        assert s.progress.accepted == sum(a for a, _ in oracle.judgements)
 
 
 def test_accepted_drafts_save_steps_and_the_stop_rule_ends_inside_a_draft(lm: Any):
@@ -110,8 +110,8 @@ def test_accepted_drafts_save_steps_and_the_stop_rule_ends_inside_a_draft(lm: An
     got = run_alone(dm, complete_steps(dm, doc, ids, s, CancelToken(), chunk=64))
     assert [b.ids for b in got.branches] == want
     assert 2 < len(want[0]) < plain.max_tokens, "the case needs an answer the stop rule ends"
-    assert s.counts.steps == 1, "the whole answer after its first token is verified in one step"
-    assert s.counts.accepted == len(want[0]) - 1
+    assert s.progress.steps == 0, "the whole answer is verified in the prompt's own step: no step after it"
+    assert s.progress.accepted == len(want[0])
 
 
 def test_find_after_matches_whole_tokens_only():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Protocol
 
 import mlx.core as mx
@@ -44,10 +45,16 @@ def padded_rows(n: int) -> int:
 
 @dataclass
 class Extend:
-    """Append `tokens` (the end of a prompt) to the document's cache; the logits of the last one, shape (vocab,)."""
+    """Append `tokens` (the end of a prompt) to the document's cache; the logits of the last one, shape (vocab,).
+
+    With a `draft` (what the first branch may write; adapters with `drafts` only), the draft's tokens are fed
+    after the prompt where the first of k (`stride`) branches keeps its tokens, and the logits are
+    (1 + len(draft), vocab): the prompt's last, then after each draft token."""
 
     doc: DocumentCache
     tokens: list[int]
+    draft: list[int] = field(default_factory=list)
+    stride: int = 1
 
 
 @dataclass
@@ -110,6 +117,10 @@ class DecodeModel(Protocol):
     def close(self, branches: Branches) -> None:
         """End the branches; the document's cache covers its prompt only again."""
 
+    def continuations(self, doc: DocumentCache, inputs: list[list[int]]) -> list[mx.array]:
+        """Logits after each token of each continuation of the document's prompt, shape (len(inputs[i]), vocab),
+        all in one pass (decisions score their options so); nothing stays in the cache."""
+
 
 def backbone(model: Any) -> Any | None:
     """The model without its vocabulary head, for the architectures known to be built that way."""
@@ -154,7 +165,7 @@ class StepModel(_ChunkedPrefill):
                 for c in w.doc.layers:
                     c.offset += len(w.tokens)
                 w.doc.ids.extend(w.tokens)
-                results.append(logits[0])
+                results.append(logits if w.draft else logits[0])
             else:
                 counts = w.counts
                 for i, n in enumerate(counts):
@@ -163,14 +174,21 @@ class StepModel(_ChunkedPrefill):
         return results
 
     def _extend(self, w: Extend) -> RowGroup:
-        n, start = len(w.tokens), w.doc.layers[0].offset
+        """The prompt's tail at the next columns (causal), a draft at the first branch's columns after it (as
+        `_branch` lays them out), padding rows past both (scratch, never kept)."""
+        n, d, start = len(w.tokens), len(w.draft), w.doc.layers[0].offset
         if n > self.max_tail_rows:
             raise ValueError(f"an Extend carries at most {self.max_tail_rows} tokens, not {n}")
-        rows = 1 << (n - 1).bit_length()  # padding rows write past the prompt (scratch) and are never kept
-        self.step.reserve(w.doc.layers, start + rows)
-        cols = list(range(start, start + rows))
-        tokens = mx.array(w.tokens + [0] * (rows - n), dtype=mx.int32)
-        return RowGroup(w.doc.layers, tokens, cols, cols, [c + 1 for c in cols], [-1] * rows, start, 1, [n - 1])
+        end = start + n
+        pad = (1 << (n + d - 1).bit_length()) - n - d
+        scratch = [end + d * w.stride + r for r in range(pad)]
+        self.step.reserve(w.doc.layers, end + d * w.stride + pad)
+        tail = list(range(start, end))
+        drafted = [end + j * w.stride for j in range(d)]
+        tokens = mx.array(w.tokens + w.draft + [0] * pad, dtype=mx.int32)
+        return RowGroup(w.doc.layers, tokens, tail + drafted + scratch, tail + list(range(end, end + d)) + scratch,
+                        [c + 1 for c in tail] + [end] * d + [1] * pad, [-1] * n + [0] * d + [-1] * pad, end,
+                        w.stride, list(range(n - 1, n + d)))
 
     def _branch(self, w: BranchStep) -> RowGroup:
         """Branch i's j-th token after the prompt sits at column prompt + j*k + i (interleaved), position
@@ -198,6 +216,17 @@ class StepModel(_ChunkedPrefill):
 
     def close(self, branches: Branches) -> None:
         """Nothing to undo: the branches' tokens lie past the prompt, where the next prompt overwrites them."""
+
+    def continuations(self, doc: DocumentCache, inputs: list[list[int]]) -> list[mx.array]:
+        """Each continuation is a branch whose tokens are all fed in one step (as a draft is), attending the
+        document's prompt in place; rows are padded as branch steps are, so decisions reuse a few traces."""
+        counts = [len(x) for x in inputs]
+        if not any(counts):
+            return [mx.zeros((0, 0)) for _ in inputs]
+        state = self.open(doc, len(inputs), max(counts))
+        logits = self.step.run([self._branch(BranchStep(state, mx.array([t for x in inputs for t in x]), counts))])[0]
+        bounds = [sum(counts[:i]) for i in range(len(counts) + 1)]
+        return [logits[lo:hi] for lo, hi in pairwise(bounds)]
 
 
 class PlainModel(_ChunkedPrefill):
@@ -246,6 +275,17 @@ class PlainModel(_ChunkedPrefill):
         if branches.copy is None:
             doc = branches.doc
             trim_prompt_cache(doc.layers, doc.layers[0].size() - len(doc.ids))
+
+
+    def continuations(self, doc: DocumentCache, inputs: list[list[int]]) -> list[mx.array]:
+        """All continuations as one right-padded batch in copies of the cache: a real token never attends the
+        padding after it (attention is causal), so no mask is needed."""
+        width = max((len(x) for x in inputs), default=0)
+        if width == 0:
+            return [mx.zeros((0, 0)) for _ in inputs]
+        batch = mx.array([x + [0] * (width - len(x)) for x in inputs])
+        logits = self.model(batch, cache=repeat_cache(doc, len(inputs)))
+        return [logits[i, : len(x)] for i, x in enumerate(inputs)]
 
 
 def repeat_cache(doc: DocumentCache, k: int) -> list[KVCache]:

@@ -146,9 +146,11 @@ class Drafter(Protocol):
 
 
 @dataclass
-class DecodeCounts:
-    """What a decode did, per request: forward steps after the first token, drafted and accepted tokens."""
+class DecodeProgress:
+    """What a decode did so far, per request: forward steps after the first token, drafted and accepted tokens,
+    and its branches (read after a cancel too: what they wrote is a draft for the next request)."""
 
+    branches: list[Branch] = field(default_factory=list)
     steps: int = 0
     drafted: int = 0
     accepted: int = 0
@@ -170,7 +172,7 @@ class DecodeSettings:
     sampler: Sampler = greedy
     logits_processors: list[LogitsProcessor] = field(default_factory=list)
     draft: Drafter | None = None  # drafts verified in the step (greedy sampling only)
-    counts: DecodeCounts = field(default_factory=DecodeCounts)
+    progress: DecodeProgress = field(default_factory=DecodeProgress)
 
 
 @dataclass
@@ -238,18 +240,22 @@ def first_tokens(logits: mx.array, s: DecodeSettings) -> tuple[mx.array, list[Br
 
 
 def branch_steps(dm: DecodeModel, doc: DocumentCache, tokens: mx.array, branches: list[Branch], s: DecodeSettings,
-                 cancel: CancelToken) -> Steps[list[Branch]]:
+                 cancel: CancelToken, ahead: int = 0) -> Steps[list[Branch]]:
     """Go on decoding `branches` (from `first_tokens`) after the document's prompt, feeding them `tokens`.
 
     Every branch that has not ended takes a step together per round, with the sampler choosing each row's next
     token; with a drafter (greedy only), a branch's step also verifies a draft (see the module docstring).
+    `ahead`: tokens of the first branch the first step's draft already left in the cache (`_verify_first`).
     Generated tokens never stay in the document's cache.
     """
     if s.max_tokens <= 1 or all(b.done for b in branches):
         return branches
     state = dm.open(doc, len(branches), s.max_tokens)
-    drafter = s.draft if dm.drafts and s.sampler is greedy else None
+    drafter = _drafter(dm, s)
     newest: list[int] = tokens.tolist()  # type: ignore[assignment]  # each branch's token not yet in the cache
+    if ahead:
+        state.steps[0] = ahead
+        newest[0] = branches[0].ids[-1]
     try:
         while True:
             live = [i for i, b in enumerate(branches) if not b.done and len(b.ids) < s.max_tokens]
@@ -263,7 +269,7 @@ def branch_steps(dm: DecodeModel, doc: DocumentCache, tokens: mx.array, branches
                 rows[i] = 1 + len(drafts[i].tokens)
                 fed += [newest[i], *drafts[i].tokens]
             out = yield BranchStep(state, mx.array(fed, dtype=mx.int32), rows)
-            s.counts.steps += 1
+            s.progress.steps += 1
             picked, lps = _choose(out, s, [(branches[i].ids, drafts[i]) for i in live])
             r = 0
             for i in live:
@@ -273,7 +279,7 @@ def branch_steps(dm: DecodeModel, doc: DocumentCache, tokens: mx.array, branches
                 newest[i] = branches[i].ids[-1] if branches[i].ids else newest[i]
                 if d.tokens and drafter is not None:
                     drafter.judged(d, accepted, tried)
-                    s.counts.add(d.source, len(d.tokens), accepted)
+                    s.progress.add(d.source, len(d.tokens), accepted)
                 r += rows[i]
     finally:
         dm.close(state)
@@ -346,11 +352,41 @@ def complete_steps(dm: DecodeModel, doc: DocumentCache, prompt: list[int], s: De
     t0 = time.perf_counter()
     reused, tail = yield from prefill_steps(dm, doc, prompt, chunk, cancel, room=max(1, s.k) * s.max_tokens)
     cancel.check()
-    logits = yield Extend(doc, tail)
-    tokens, branches = first_tokens(logits, s)
+    drafter = _drafter(dm, s)
+    draft = (drafter.propose([], s.max_tokens - 1) if drafter and s.max_tokens > 1 else None) or NO_DRAFT
+    logits = yield Extend(doc, tail, draft.tokens[: s.max_tokens - 1], max(1, s.k))
+    if not draft.tokens:
+        tokens, branches = first_tokens(logits, s)
+        ahead = 0
+    else:
+        tokens, branches = first_tokens(logits[0], s)
+        ahead = _verify_first(logits[1:], branches[0], draft, s)
+    s.progress.branches = branches
     t1 = time.perf_counter()
-    branches = yield from branch_steps(dm, doc, tokens, branches, s, cancel)
+    branches = yield from branch_steps(dm, doc, tokens, branches, s, cancel, ahead)
     return Decoded(branches, reused, len(prompt) - reused, (t1 - t0) * 1000, (time.perf_counter() - t1) * 1000)
+
+
+def _verify_first(rows: mx.array, first: Branch, draft: Draft, s: DecodeSettings) -> int:
+    """The first step's draft for the first branch: row j continues draft[:j + 1]. When the branch's first
+    token is the draft's, the rows go on as a branch step with that token as the newest; returns how many of
+    the branch's tokens the step left in the cache (0: none, the draft missed at once)."""
+    assert s.draft is not None
+    agree = first.ids[:1] == draft.tokens[:1] and not first.done
+    rest = Draft(draft.tokens[1:], draft.source)
+    kept, accepted, tried = 0, int(agree), 1
+    if agree and len(first.ids) < s.max_tokens:
+        picked, lps = _choose(rows, s, [(first.ids, rest)])
+        kept, more, checked = _accept(first, rest, picked, lps, s)
+        accepted, tried = accepted + more, tried + checked
+    s.draft.judged(draft, accepted, tried)
+    s.progress.add(draft.source, len(draft.tokens), accepted)
+    return kept
+
+
+def _drafter(dm: DecodeModel, s: DecodeSettings) -> Drafter | None:
+    """The settings' drafter where drafts can be verified: greedy decoding on an adapter that takes them."""
+    return s.draft if dm.drafts and s.sampler is greedy else None
 
 
 def warm_steps(dm: DecodeModel, doc: DocumentCache, prompt: list[int], cancel: CancelToken,

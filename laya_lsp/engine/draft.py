@@ -22,12 +22,14 @@ from dataclasses import dataclass, field
 from .decode import Draft
 
 # A step of R rows costs about 1 + ROW_COST * (R - 1) one-row steps on the CPU (benchmarks/speculation.py,
-# 2026-12-02: 2 rows 1.24x, 4 rows 1.59-1.72x, 8 rows 2.2-2.9x the 1-row step of the embedded model).
-ROW_COST = 0.25
+# 2026-12-02, embedded model, contexts 64 / 1000: 2 rows 1.13 / 1.31x, 4 rows 1.32 / 1.52x, 8 rows 1.88 / 2.11x).
+ROW_COST = 0.15
 NGRAMS = (3, 2, 1)
 MAX_DRAFT = 8
 # A class whose measured acceptance says "no draft" still gets a one-token draft this often, so it can recover.
 EXPLORE_EVERY = 16
+# Answers (branches) kept per document: the model repeats its own phrases from keystroke to keystroke.
+ANSWERS_KEPT = 8
 
 
 def _bytes(ids: list[int]) -> bytes:
@@ -165,7 +167,9 @@ class DraftBook:
         return PromptLookup(prompt, self.policy, sources)
 
     def answered(self, doc_id: str, prompt: list[int], branches: list[list[int]]) -> None:
-        self._answers[doc_id] = [PromptLookup.after(prompt, ids) for ids in branches if ids]
+        """Keep an answer's branches, newest first, with the last ANSWERS_KEPT answers of the document."""
+        kept = self._answers.get(doc_id, [])
+        self._answers[doc_id] = ([PromptLookup.after(prompt, ids) for ids in branches if ids] + kept)[:ANSWERS_KEPT]
 
     def forget(self, doc_id: str) -> None:
         self._answers.pop(doc_id, None)

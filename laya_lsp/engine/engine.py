@@ -359,9 +359,11 @@ class Engine:
                                       self.caches.prompts_except(req.doc_id)),
         )
         doc = self.caches.get(req.doc_id)
-        out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)
-        self.drafts.answered(req.doc_id, prompt, [b.ids for b in out.branches])
-        c = dec.counts
+        try:
+            out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)
+        finally:  # a superseded run's partial answer is still a draft for the next keystroke
+            self.drafts.answered(req.doc_id, prompt, [b.ids for b in dec.progress.branches])
+        c = dec.progress
         st.set(reused_tokens=out.reused, prefill_ms=out.prefill_ms, decode_ms=out.decode_ms,
                decode_tokens=max((len(b.ids) for b in out.branches), default=0), decode_steps=c.steps,
                draft_tokens=c.drafted, accepted_tokens=c.accepted)
