@@ -90,6 +90,8 @@ def record_breakdown(records: list[dict[str, Any]], kind: str) -> dict[str, Any]
     no_model = [r for r in answered if r.get("source") in ("typed-through", "speculative")]
     out: dict[str, Any] = {"model_runs": len(runs), "answers": len(answered),
                            "answered_without_model_share": round(len(no_model) / max(len(answered), 1), 3)}
+    for key in ("draft_tokens", "accepted_tokens"):
+        out[key] = int(sum(float(r.get(key, 0)) for r in runs))
     for key in ("queue_ms", "debounce_ms", "prefill_ms", "decode_ms", "postprocess_ms", "total_ms",
                 "prompt_tokens", "decode_tokens"):
         vals = [float(r.get(key, 0)) for r in runs]
@@ -163,12 +165,15 @@ def peers_section(run: Run, lm: Any, prompt_sets: dict[str, Any], typing: dict[s
     limit = args.peer_limit
     engine: dict[str, Any] = {}
     for name, ps in prompt_sets.items():
-        for k in (1, args.candidates):
-            res = engine_direct(lm, ps, k=k, limit=limit)
-            engine[f"{name} k={k}"] = res
-            log(f"laya engine in-process {name} k={k}: p50 {res['p50_ms']:.1f} ms  p95 {res['p95_ms']:.1f}  "
+        # k=1 with drafts off beside it: what speculation buys on the same prompts (issue 28)
+        for label, k, drafts in (("k=1", 1, None), ("k=1 no drafts", 1, 0), (f"k={args.candidates}", args.candidates,
+                                                                              None)):
+            res = engine_direct(lm, ps, k=k, limit=limit, draft_tokens=drafts)
+            engine[f"{name} {label}"] = res
+            log(f"laya engine in-process {name} {label}: p50 {res['p50_ms']:.1f} ms  p95 {res['p95_ms']:.1f}  "
                 f"(prefill p50 {res['prefill_p50_ms']:.1f}, decode p50 {res['decode_p50_ms']:.1f}, "
-                f"{res['decode_ms_per_token']:.2f} ms/tok, reuse {res['reuse_ratio']:.3f})")
+                f"{res['decode_ms_per_token']:.2f} ms/tok, reuse {res['reuse_ratio']:.3f}; tokens/forward "
+                f"{res['tokens_per_forward']}, acceptance {res['acceptance']})")
     out["laya-engine"] = engine
     res = run_naive(lm, prompt_sets["1-buffer"], limit=args.naive_limit)
     out["naive-mlx"] = {"1-buffer": res}

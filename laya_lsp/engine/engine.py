@@ -83,8 +83,6 @@ class CompletionRequest:
     context: list[tuple[str, str]] = field(default_factory=list)
     # A prompt already built (token ids), answered as it is: `text` and `offset` then only matter for healing.
     prompt_ids: list[int] | None = None
-    # Text the caller expects may follow the cursor (the candidates it showed last): a source of drafts.
-    draft_hint: str = ""
 
 
 @dataclass
@@ -355,8 +353,7 @@ class Engine:
             max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
             stop=stop,
             logits_processors=[self._healing(heal)] if heal else [],
-            draft=self.drafts.drafter(req.doc_id, prompt, lm.builder.encode(req.draft_hint) if req.draft_hint else [],
-                                      self.caches.prompts_except(req.doc_id)),
+            draft=self.drafts.drafter(req.doc_id, prompt, self.caches.prompts_except(req.doc_id)),
         )
         doc = self.caches.get(req.doc_id)
         try:

@@ -43,6 +43,7 @@ class Source(_Word):
     TYPED_THROUGH = "typed-through"
     SPECULATIVE = "speculative"
     WARM_UP = "warm-up"
+    BLOCK = "block"  # the block decoded after its first line was answered (first line first)
     NONE = "none"
 
 
@@ -53,6 +54,7 @@ class Kind(_Word):
     INLINE = "inline"
     SPECULATIVE = "speculative"
     WARM_UP = "warm-up"
+    BLOCK = "block"
     DECIDE = "decide"
     STRUCTURED = "structured"
     ACTION = "action"

@@ -8,6 +8,10 @@ four latency tricks every editor gets (no client support needed):
   it at once, trimmed, with no model run;
 - speculative next: after answering, compute in the background the answer needed if the top candidate's
   first line is accepted;
+- first line first: while typing, where the plan allows a block, answer as soon as the first line is complete
+  and decode the whole block in the background into the typed-through store (the block run's drafts make the
+  line it already has nearly free, engine/draft.py), so asking again or accepting the line gets the block with
+  no model run;
 - context before the prompt, in the model's repository format: chunks of recently used files and an outline
   of the document above the prefix window (prompt_context.py);
 - warm-up: a buffer's cache is prefilled in the background when it is opened or focused.
@@ -81,6 +85,7 @@ class _InFlight:
     plan: CompletionPlan
     job: Job
     candidates: int  # how many the running job was asked for
+    block: bool = False  # it decodes the first line of a block; the rest follows in the background
 
 
 @dataclass
@@ -94,6 +99,7 @@ class _Ticket:
     # The job belongs to an earlier request that this one types through: a fresh job is needed if none of
     # its candidates match what was typed.
     shared: bool = False
+    block: bool = False  # the job decodes the first line only: decode the block after answering
 
 
 def _typed_since(old_prefix: str, old_suffix: str, prefix: str, suffix: str) -> str | None:
@@ -205,7 +211,7 @@ class CompletionFlow:
             if result.timings.status is not Status.OK:
                 st = self.records.answered(doc_id, kind, Source.NONE, result, ticket.plan.reason, own=own)
                 return Completion([], st, ticket.plan, result)
-            return self._finish(doc, offset, ticket.plan, result, doc_id, kind, ticket.typed, remember, own)
+            return self._finish(doc, offset, ticket.plan, result, doc_id, kind, ticket, remember, own)
         finally:
             if own and not booked:
                 self.records.when_done(ticket.job, doc_id, kind, Source.MODEL, ticket.plan.reason)
@@ -228,15 +234,16 @@ class CompletionFlow:
             if running is not None and typed is not None and not running.job.future.done() \
                     and not running.job.token.cancelled and running.candidates >= wanted:
                 # Let the running generation finish instead of cancelling it; its candidates get trimmed.
-                return _Ticket(running.plan, job=running.job, typed=typed, shared=True)
+                return _Ticket(running.plan, job=running.job, typed=typed, shared=True, block=running.block)
         plan = self.plan(doc, offset)
         if not plan.complete:
             return _Ticket(plan)
+        block = typing and remember and s.first_line_first and s.typed_through and plan.multiline and plan.max_lines > 1
         job = self.engine.complete(self.request_for(doc_id, doc, offset, kind, plan, version, debounce,
-                                                    candidates=wanted))
+                                                    candidates=wanted, lines=1 if block else None))
         if remember:
-            self._inflight[doc_id] = _InFlight(prefix, suffix, plan, job, wanted)
-        return _Ticket(plan, job=job)
+            self._inflight[doc_id] = _InFlight(prefix, suffix, plan, job, wanted, block)
+        return _Ticket(plan, job=job, block=block)
 
     def plan(self, doc: SyntaxDocument, offset: int) -> CompletionPlan:
         """Whether and how much to complete at `offset` (forced with `triggerRules` off)."""
@@ -253,13 +260,13 @@ class CompletionFlow:
 
     def request_for(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, plan: CompletionPlan,
                     version: int | None, debounce: bool, background: bool = False,
-                    source: str = "model", candidates: int | None = None) -> CompletionRequest:
+                    source: str = "model", candidates: int | None = None, lines: int | None = None) -> CompletionRequest:
         """The engine request for a completion at `offset` under `plan` (with the context before the prompt);
-        `candidates` None asks for the `candidates` setting."""
+        `candidates` None asks for the `candidates` setting, `lines` None for the plan's line count."""
         s = self.settings()
         return CompletionRequest(
             doc_id=doc_id, text=doc.text, offset=offset, kind=kind, candidates=candidates,
-            max_lines=plan.max_lines if plan.multiline else 1,
+            max_lines=lines or (plan.max_lines if plan.multiline else 1),
             max_tokens=min(s.max_tokens, plan.max_tokens),
             version=version, debounce=debounce, context=self._context(doc_id, doc, offset), background=background,
             source=source,
@@ -278,8 +285,10 @@ class CompletionFlow:
         return rest or None
 
     def _finish(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult, doc_id: str,
-                kind: str, typed: str, remember: bool, own: bool) -> Completion:
-        """Clean raw candidates against the document and book the request; remember the answer and speculate."""
+                kind: str, ticket: _Ticket, remember: bool, own: bool) -> Completion:
+        """Clean raw candidates against the document and book the request; remember the answer and start
+        speculating (or, after a block's first line, decoding the block)."""
+        typed, block = ticket.typed, ticket.block
         if typed:
             # A shared running job: keep what the user typed through, trimmed.
             kept = [replace(c, text=c.text[len(typed):]) for c in result.candidates
@@ -287,11 +296,15 @@ class CompletionFlow:
             result = replace(result, candidates=kept)
         answer = self._clean(doc, offset, plan, result)
         source = Source.TYPED_THROUGH if typed else Source.MODEL
+        first_line = block and not typed and remember and bool(answer.suggestions)
+        cleaning = {**answer.cleaning(), **({"first_line_first": True} if first_line else {})}
         answer.stats = self.records.answered(doc_id, kind, source, result, plan.reason, own=own,
-                                             postprocess_ms=answer.postprocess_ms, extra=answer.cleaning())
+                                             postprocess_ms=answer.postprocess_ms, extra=cleaning)
         if remember and answer.suggestions:
             self._shown[doc_id] = _Shown(doc.text[:offset], doc.text[offset:], answer)
-            if self.settings().speculative and not typed:
+            if first_line:
+                self._continue_block(doc_id, doc, offset, plan, len(result.candidates))
+            elif self.settings().speculative and not typed:
                 self._speculate(doc_id, doc, offset, answer)
         return answer
 
@@ -360,6 +373,34 @@ class CompletionFlow:
                               postprocess_ms=spec.postprocess_ms if spec else 0.0)
         if spec is not None and spec.suggestions and doc_id in self._shown:  # (closed meanwhile: nothing to keep)
             self._spec[doc_id] = _Shown(hyp.text[:offset], hyp.text[offset:], spec)
+
+    def _continue_block(self, doc_id: str, doc: SyntaxDocument, offset: int, plan: CompletionPlan,
+                        candidates: int) -> None:
+        """Decode, at low priority, the block whose first line was just answered."""
+        snapshot = SyntaxDocument(doc.text, self._language.get(doc_id, ""), doc_id)
+        req = self.request_for(doc_id, snapshot, offset, "block", plan, None, debounce=False, background=True,
+                               source="block", candidates=max(1, candidates))
+        job = self.engine.complete(req)
+        self._in_background(self._keep_block(doc_id, job, snapshot, offset, plan))
+
+    async def _keep_block(self, doc_id: str, job: Job, doc: SyntaxDocument, offset: int, plan: CompletionPlan) -> None:
+        """The block replaces its first line in the typed-through store, if the user has not moved on; then the
+        speculation for its top line accepted starts from it."""
+        try:
+            result: CompletionResult = await wait_job(self.engine, job, Caller(), cancel=False)
+        except Exception as exc:  # noqa: BLE001 - a failed block is only a missed shortcut
+            self.records.failed(doc_id, "block", plan.reason, exc, own=True)
+            return
+        block = self._clean(doc, offset, plan, result) if result.candidates else None
+        self.records.answered(doc_id, "block", Source.BLOCK, result, plan.reason, own=True,
+                              postprocess_ms=block.postprocess_ms if block else 0.0)
+        shown = self._shown.get(doc_id)
+        if block is None or shown is None or (shown.prefix, shown.suffix) != (doc.text[:offset], doc.text[offset:]):
+            return
+        if block.suggestions:
+            self._shown[doc_id] = _Shown(shown.prefix, shown.suffix, block)
+            if self.settings().speculative:
+                self._speculate(doc_id, doc, offset, block)
 
     def warm(self, doc_id: str, doc: SyntaxDocument, offset: int) -> None:
         """Prefill the document's cache for a cursor at `offset` in the background (no decoding); while a
