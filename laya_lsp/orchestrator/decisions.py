@@ -15,7 +15,7 @@ from typing import Any
 
 from ..config import Settings
 from ..decisions import actions, fallback, resolve, structured
-from ..decisions.decide import DecideRequest, Decision, decide_with
+from ..decisions.decide import DecideRequest, Decision, decide_with, parse_options
 from ..engine import (
     Engine,
     Job,
@@ -86,6 +86,20 @@ class DecisionFlow:
                                error=str(exc))
 
         job.future.add_done_callback(done)
+
+    def decide_request(self, choices: Any, *, context: str | None = None, text: str = "", offset: int = 0,
+                       doc_id: str | None = None, threshold: float | None = None, normalize: str | None = None,
+                       temperature: float | None = None) -> DecideRequest:
+        """The `decide` request every front builds here (defaults from the settings in force): over `context`
+        text, or over a document `text` with the cursor at `offset`. Raises DecisionError for bad choices."""
+        s = self.settings()
+        common: dict[str, Any] = {
+            "options": parse_options(choices), "max_tokens": s.decision_tokens, "normalize": normalize,
+            "threshold": s.decision_threshold if threshold is None else float(threshold), "temperature": temperature,
+        }
+        if context is not None:
+            return DecideRequest(prefix=context, **common)
+        return DecideRequest(prefix=text[:offset], suffix=text[offset:], document=True, doc_id=doc_id, **common)
 
     async def decide(self, req: DecideRequest, caller: Caller | None = None) -> tuple[dict[str, Any], RequestStats]:
         """The decision as JSON (the hand-off tier applied when confidence is low) and its stats record."""
