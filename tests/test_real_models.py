@@ -17,7 +17,7 @@ import pytest
 from mlx import nn
 from mlx_lm.models.cache import make_prompt_cache
 
-from benchmarks.checkpoints import checkpoint, hf_cache
+from benchmarks.checkpoints import GROUP_SIZES, checkpoint, hf_cache
 from laya_lsp.engine.cache import DocumentCache
 from laya_lsp.engine.decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
 from laya_lsp.engine.model import load_model
@@ -44,7 +44,7 @@ def _complete_in_subprocess(model: str, env: dict[str, str] | None = None) -> tu
     return json.loads(proc.stdout), proc.stderr
 
 
-@pytest.mark.parametrize("bits,mode", [(None, "")] + QUANTIZED)
+@pytest.mark.parametrize("bits,mode", [(None, ""), *QUANTIZED, (4, "mxfp4"), (8, "mxfp8"), (4, "nvfp4")])
 def test_each_quantization_loads_on_the_fast_path_and_completes_without_transformers(bits, mode):
     out, err = _complete_in_subprocess(str(checkpoint("tiny", bits, mode or "affine")))
     heavy = json.loads(err.split("HEAVY ", 1)[1].splitlines()[0])
@@ -55,7 +55,8 @@ def test_each_quantization_loads_on_the_fast_path_and_completes_without_transfor
     if bits is None:
         assert model["dtype"] == "float32"
     else:
-        assert model["dtype"] == f"{bits}-bit {mode}, group 64, float32; head float32"
+        group = GROUP_SIZES.get(mode, 64)
+        assert model["dtype"] == f"{bits}-bit {mode}, group {group}, float32; head float32"
     assert out["runs"][0]["stats"]["status"] == "ok" and out["runs"][0]["raw"], out["runs"]
 
 

@@ -274,5 +274,6 @@ def warm_up(lm: LoadedModel, prefill_chunk: int, k: int, progress: Progress | No
         settings = DecodeSettings(k=kk, max_tokens=2)
         run_alone(dm, complete_steps(dm, doc, prompt + sample[:n], settings, CancelToken(), prefill_chunk))
         doc.trim_to(len(prompt))
+    mx.eval(lm.healing.mask(" "))  # the blank typed most ("return "): its healing mask is ready too
     lm.timings["warmup_ms"] = (time.perf_counter() - t0) * 1000
     report("ready", 100)
