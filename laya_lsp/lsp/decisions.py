@@ -12,7 +12,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ..decisions import actions, structured
-from ..decisions.decide import DecideRequest, DecisionError, parse_options
+from ..decisions.decide import DecideRequest, DecisionError
 from ..orchestrator import NotReady, Superseded
 from ..syntax import SyntaxDocument
 from .completion import locate
@@ -36,13 +36,9 @@ def _invalid(message: str) -> JsonRpcInvalidParams:
 def _decide_request(ls: LayaServer, params: Any) -> DecideRequest:
     if not isinstance(params, dict):
         raise _invalid("laya/decide params must be an object")
-    try:
-        options = parse_options(params.get("choices"))
-    except DecisionError as exc:
-        raise _invalid(str(exc)) from None
-    s = ls.settings
-    threshold = params.get("threshold", s.decision_threshold)
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+    threshold = params.get("threshold")
+    if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))
+                                  or not 0 <= threshold <= 1):
         raise _invalid("threshold must be a number between 0 and 1")
     normalize = params.get("normalize")
     if normalize not in (None, "total", "mean"):
@@ -51,8 +47,7 @@ def _decide_request(ls: LayaServer, params: Any) -> DecideRequest:
     if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
                                     or temperature <= 0):
         raise _invalid("temperature must be a positive number")
-    common: dict[str, Any] = {"options": options, "threshold": float(threshold), "max_tokens": s.decision_tokens,
-                              "normalize": normalize, "temperature": temperature}
+    where: dict[str, Any] = {"context": params.get("context")}
     td, pos = params.get("textDocument"), params.get("position")
     if isinstance(td, dict) and isinstance(pos, dict):
         uri = td.get("uri")
@@ -63,13 +58,14 @@ def _decide_request(ls: LayaServer, params: Any) -> DecideRequest:
         cur = locate(ls, uri, position) if isinstance(uri, str) else None
         if cur is None:
             raise _invalid("textDocument is not open or position is outside it")
-        text = cur.doc.source
-        return DecideRequest(prefix=text[: cur.offset], suffix=text[cur.offset :], document=True, doc_id=cur.doc.uri,
-                             **common)
-    context = params.get("context")
-    if not isinstance(context, str) or not context:
+        where = {"text": cur.doc.source, "offset": cur.offset, "doc_id": cur.doc.uri}
+    elif not isinstance(where["context"], str) or not where["context"]:
         raise _invalid("give `context` (text) or `textDocument` + `position`")
-    return DecideRequest(prefix=context, **common)
+    try:
+        return ls.orchestrator.decisions.decide_request(params.get("choices"), threshold=threshold,
+                                                        normalize=normalize, temperature=temperature, **where)
+    except DecisionError as exc:
+        raise _invalid(str(exc)) from None
 
 
 async def _decide(ls: LayaServer, params: Any) -> dict[str, Any]:
