@@ -54,3 +54,10 @@ def test_linux_without_an_mlx_backend_stops_with_the_install_hint(monkeypatch: p
     monkeypatch.setattr(device, "installed_backend", lambda: None)
     with pytest.raises(SystemExit, match=r"laya-lsp\[cpu\].*laya-lsp\[cuda\]"):
         device.prepare_mlx()
+
+
+def test_quantized_weights_are_dequantized_on_a_cpu_only():
+    """MLX's quantized CPU kernels are slower than fp32 BLAS (docs/benchmarks.md, "The vocabulary's cost")."""
+    assert device_defaults("cpu", quantized=True).dequantize_share == 0.25
+    assert device_defaults("cuda", quantized=True).dequantize_share == 0.0
+    assert device_defaults("metal", quantized=True).dequantize_share == 0.0
