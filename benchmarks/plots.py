@@ -186,6 +186,13 @@ def headline(result: dict[str, Any]) -> dict[str, Any]:
         k1, k5 = eng.get(f"{name} k=1", {}).get("p50_ms"), eng.get(f"{name} k=5", {}).get("p50_ms")
         if k1 and k5:
             h[f"laya_engine_k5_over_k1_{name[0]}buf"] = round(k5 / k1, 2)
+    for name in ("1-buffer", "3-buffers"):  # speculation (issue 28): the engine alone, drafts on and off
+        on, off = eng.get(f"{name} k=1", {}), eng.get(f"{name} k=1 no drafts", {})
+        if on.get("decode_ms_per_token") and off.get("decode_ms_per_token"):
+            h[f"effective_decode_ms_per_token_{name[0]}buf"] = on["decode_ms_per_token"]
+            h[f"plain_decode_ms_per_token_{name[0]}buf"] = off["decode_ms_per_token"]
+            h[f"tokens_per_forward_{name[0]}buf"] = on.get("tokens_per_forward")
+            h[f"draft_acceptance_{name[0]}buf"] = on.get("acceptance")
     if naive.get("p50_ms") and e1.get("p50_ms"):
         h["naive_over_laya_engine_k1_p50"] = round(naive["p50_ms"] / e1["p50_ms"], 2)
     lc = result.get("llamacpp", {}) or {}
@@ -288,6 +295,12 @@ def markdown_table(result: dict[str, Any]) -> str:
                      f"{_f(h.get('llamacpp_f16_decode_ms_per_token_ctx64'), '{:.2f}')} / "
                      f"{_f(h.get('llamacpp_f16_decode_ms_per_token_ctx1024'), '{:.2f}')} ms | |")
     lines += [
+        (f"| effective decode ms/token on the replay's prompts, engine alone k=1, drafts on / off (1 buffer; 3 "
+         f"buffers); tokens per forward, draft acceptance (1 / 3 buffers) | "
+         f"{_f(h.get('effective_decode_ms_per_token_1buf'), '{:.2f}')} / {_f(h.get('plain_decode_ms_per_token_1buf'), '{:.2f}')}; "
+         f"{_f(h.get('effective_decode_ms_per_token_3buf'), '{:.2f}')} / {_f(h.get('plain_decode_ms_per_token_3buf'), '{:.2f}')}; "
+         f"{_f(h.get('tokens_per_forward_1buf'), '{:.2f}')} / {_f(h.get('tokens_per_forward_3buf'), '{:.2f}')}, "
+         f"{_f(h.get('draft_acceptance_1buf'), '{:.0%}')} / {_f(h.get('draft_acceptance_3buf'), '{:.0%}')} | ≤ 2.5 ms |"),
         (f"| decode ms/token, default model fp32, the server's step k=1 (context 64 / ~1000; floor) | "
          f"{_f(h.get('decode_ms_per_token_ctx64'), '{:.2f}')} / {_f(h.get('decode_ms_per_token_ctx1024'), '{:.2f}')}"
          f" ms ({_f(h.get('decode_floor_ms_per_token'), '{:.2f}')} ms) | ≤ 2.5 ms (≤ 1.4x the floor) |"),
@@ -340,7 +353,24 @@ def markdown_table(result: dict[str, Any]) -> str:
                              f"{r['floor_ms_per_token']}{cache} | {r['x_floor']} |")
             else:
                 lines.append(f"| {r['shape']} | {r['dtype']} | | | | {r.get('error')} | | |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _brought_lines(result.get("brought") or [])) + "\n"
+
+
+def _brought_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The models users bring (benchmarks/vocab_cost.py): a row per quantization."""
+    if not rows:
+        return []
+    out = ["", ("Models users bring: Qwen2.5-Coder-0.5B-shape checkpoints as mlx-community publishes them (random "
+                "weights, Qwen's tokenizer), through laya's loader; on a CPU it dequantizes a model whose float copy "
+                "fits a quarter of the memory, the row 'kept quantized' runs MLX's quantized kernels:"), "",
+           "| model | quantization | runs as | decode ms/token (k=1) | floor ms/token | keystroke p50 / max ms (LSP) |",
+           "| --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        t = r.get("typing") or {}
+        out.append(f"| {r.get('shape')} | {r.get('quantization')} | {r.get('dtype', '')} | "
+                   f"{r.get('ms_per_token', r.get('error'))} | "
+                   f"{r.get('floor_ms_per_token', '—')} | {t.get('p50_ms', t.get('error', '—'))} / {t.get('max_ms', '—')} |")
+    return out
 
 
 def update_docs(table: str, images: list[Path]) -> None:

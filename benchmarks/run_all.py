@@ -10,6 +10,8 @@ Sections (each timed; the whole run is budgeted at 15 minutes on a 2-core machin
             llama.cpp (llama-cpp-python, GGUF f32/f16 of the same weights, prompt cache on, 2 threads)
   decode    the decode step side by side: mlx-lm's plain step vs laya's compiled step, k=1 vs k=5, context 64
             and ~1000, × the memory floor, what each part buys, op by op (benchmarks/decode_step.py)
+  brought   Qwen2.5-Coder-0.5B-shape checkpoints as mlx-community publishes them, 4- and 8-bit (`--quick`: 4):
+            decode ms/token, keystroke latency through the LSP, bandwidth floor (benchmarks/vocab_cost.py)
   shapes    decode ms/token and prefill tokens/s per shape/dtype next to the memory-bandwidth floor
   memory    server RSS idle and with 20 documents; cold start to first answer
   profile   py-spy on the server during a typing replay: flamegraph SVG + top functions
@@ -41,7 +43,7 @@ STDLIB = Path(sysconfig.get_paths()["stdlib"])
 NEAR_1500 = [STDLIB / n for n in ("genericpath.py", "linecache.py", "sched.py", "codeop.py", "bisect.py", "colorsys.py",
                                   "fnmatch.py", "glob.py", "copy.py", "shlex.py", "string.py", "json/decoder.py")]
 OTHER_BUFFERS = [STDLIB / "json" / "decoder.py", ROOT / "examples" / "inventory.py"]
-SECTIONS = ("typing", "peers", "llamacpp", "decode", "shapes", "memory", "profile")
+SECTIONS = ("typing", "peers", "llamacpp", "decode", "brought", "shapes", "memory", "profile")
 TARGETS = {"p50_ms": 25.0, "p95_ms": 60.0, "answered_share": 0.90, "reuse": 0.95, "naive_x": 10.0, "llamacpp_x": 1.0,
            "k5_over_k1": 1.5, "decode_ms": 2.5, "rss_mb": 400.0, "cold_start_ms": 1000.0}
 
@@ -90,6 +92,8 @@ def record_breakdown(records: list[dict[str, Any]], kind: str) -> dict[str, Any]
     no_model = [r for r in answered if r.get("source") in ("typed-through", "speculative")]
     out: dict[str, Any] = {"model_runs": len(runs), "answers": len(answered),
                            "answered_without_model_share": round(len(no_model) / max(len(answered), 1), 3)}
+    for key in ("draft_tokens", "accepted_tokens"):
+        out[key] = int(sum(float(r.get(key, 0)) for r in runs))
     for key in ("queue_ms", "debounce_ms", "prefill_ms", "decode_ms", "postprocess_ms", "total_ms",
                 "prompt_tokens", "decode_tokens"):
         vals = [float(r.get(key, 0)) for r in runs]
@@ -163,12 +167,15 @@ def peers_section(run: Run, lm: Any, prompt_sets: dict[str, Any], typing: dict[s
     limit = args.peer_limit
     engine: dict[str, Any] = {}
     for name, ps in prompt_sets.items():
-        for k in (1, args.candidates):
-            res = engine_direct(lm, ps, k=k, limit=limit)
-            engine[f"{name} k={k}"] = res
-            log(f"laya engine in-process {name} k={k}: p50 {res['p50_ms']:.1f} ms  p95 {res['p95_ms']:.1f}  "
+        # k=1 with drafts off beside it: what speculation buys on the same prompts (issue 28)
+        for label, k, drafts in (("k=1", 1, None), ("k=1 no drafts", 1, 0), (f"k={args.candidates}", args.candidates,
+                                                                              None)):
+            res = engine_direct(lm, ps, k=k, limit=limit, draft_tokens=drafts)
+            engine[f"{name} {label}"] = res
+            log(f"laya engine in-process {name} {label}: p50 {res['p50_ms']:.1f} ms  p95 {res['p95_ms']:.1f}  "
                 f"(prefill p50 {res['prefill_p50_ms']:.1f}, decode p50 {res['decode_p50_ms']:.1f}, "
-                f"{res['decode_ms_per_token']:.2f} ms/tok, reuse {res['reuse_ratio']:.3f})")
+                f"{res['decode_ms_per_token']:.2f} ms/tok, reuse {res['reuse_ratio']:.3f}; tokens/forward "
+                f"{res['tokens_per_forward']}, acceptance {res['acceptance']})")
     out["laya-engine"] = engine
     res = run_naive(lm, prompt_sets["1-buffer"], limit=args.naive_limit)
     out["naive-mlx"] = {"1-buffer": res}
@@ -381,6 +388,11 @@ def main(argv: list[str] | None = None) -> int:
     prof = run.section("profile", lambda: profile_section(run, files3, stem))
     if prof:
         res["profile"] = prof
+    from benchmarks.vocab_cost import brought_section
+
+    brought = run.section("brought", lambda: brought_section(log, args.quick))
+    if brought:
+        res["brought"] = brought
     # Shapes go last and get what is left of the run's time budget (the big shapes are the expendable part).
     left = args.budget - (time.perf_counter() - run.t0) - 20
     shapes_budget = max(60.0, min(args.shapes_budget, left))

@@ -59,6 +59,8 @@ class Settings:
     postprocess: bool = True  # clean candidates with tree-sitter; false gives the model's raw lines
     typed_through: bool = True  # answer from a shown candidate while the user types through it
     speculative: bool = True  # after an answer, precompute the next one as if the top line were accepted
+    # While typing, where a block may come: answer with its first line, decode the block in the background.
+    first_line_first: bool = True
     warm_up: bool = True  # prefill a buffer's cache on open and on `laya/focus`
     cross_file_tokens: int = 256  # budget for chunks of other recently used files (0 = off)
     outline_tokens: int = 192  # budget for an outline of the document above the prefix window (0 = off)

@@ -34,23 +34,26 @@ class DeviceDefaults:
     # (engine/model.py warm_up): a GPU stalls on each new shape (a trace, attention plans, kernel compiles); on
     # the CPU a new shape costs only a trace, and fixed-size caches would cost attention time and memory.
     fixed_shapes: bool = False
-    # A quantized output head is dequantized to `dtype` (MLX's quantized CPU kernels cost more per row than an
-    # fp32 BLAS product, and grow with every branch row; GPUs read quantized weights faster).
-    float_head: bool = False
+    # Quantized layers are dequantized to `dtype` (MLX's quantized CPU kernels cost more per row than an fp32
+    # BLAS product and grow with every row; GPUs read quantized weights faster): all of them when the float
+    # model takes at most this share of the machine's memory, else the output head alone.
+    dequantize_share: float = 0.0
 
 
 def device_defaults(kind: DeviceKind, quantized: bool = False, stored_dtype: str | None = None,
                     platform: str = sys.platform) -> DeviceDefaults:
     """The defaults for `kind`, given how the model stores its weights.
 
-    CPU: fp32 (MLX's CPU backend has a BLAS path only for fp32; fp16/bf16 matmuls are much slower there), a
-    quantized output head dequantized to fp32, a fast BLAS preloaded on Linux. GPU (CUDA, Metal): quantized weights stay as stored, fp32 weights become bf16 (half the
+    CPU: fp32 (MLX's CPU backend has a BLAS path only for fp32; fp16/bf16 matmuls are much slower there),
+    quantized checkpoints dequantized to fp32 when that takes at most a quarter of the memory (else their output
+    head alone), a fast BLAS preloaded on Linux. GPU (CUDA, Metal): quantized weights stay as stored, fp32 weights become bf16 (half the
     bytes read per token, the GPU's native matmul type), fp16/bf16 weights stay as stored; no BLAS preload.
     """
     if kind not in DEVICE_KINDS:
         raise ValueError(f"unknown device kind {kind!r}; expected one of {', '.join(DEVICE_KINDS)}")
     if kind == "cpu":
-        return DeviceDefaults(kind, "float32", preload_blas=platform.startswith("linux"), float_head=True)
+        return DeviceDefaults(kind, "float32", preload_blas=platform.startswith("linux"),
+                              dequantize_share=0.25)
     keep = quantized or stored_dtype in ("float16", "bfloat16")
     return DeviceDefaults(kind, None if keep else "bfloat16", preload_blas=False, fixed_shapes=True)
 

@@ -93,3 +93,23 @@ def test_a_diverging_prompt_leaves_the_document_cache_as_it_was(lm):
     assert doc.ids == held and all(mx.array_equal(k, c.keys_and_values()[0]) for k, c in zip(keys, doc.layers))
     cold = score_options(lm, None, decide_prompt, options)
     assert [s.logprob for s in got.scores] == pytest.approx([s.logprob for s in cold.scores], abs=1e-3)
+
+
+def test_every_adapter_scores_continuations_alike(lm):
+    """The compiled step's branches over the cached prompt and the plain adapter's padded batch in cache copies
+    give the same logits for every option token."""
+    from laya_lsp.engine.adapter import PlainModel, StepModel
+    from laya_lsp.engine.decode import CancelToken, prefill_chunked
+
+    enc = lm.builder.encode
+    prompt = enc("def add(a, b):\n    return a")
+    inputs = [enc(" + b"), [], enc(" * b - 1 if a else b"), enc("+")]
+    doc = DocumentCache(make_prompt_cache(lm.model))
+    prefill_chunked(lm.model, doc, prompt, 8, CancelToken())
+    step = StepModel(lm.model).continuations(doc, inputs)
+    plain = PlainModel(lm.model).continuations(doc, inputs)
+    assert doc.ids == prompt and doc.layers[0].offset == len(prompt)
+    for x, a, b in zip(inputs, step, plain):
+        if x:
+            assert a.shape == b.shape == (len(x), a.shape[-1])
+            assert mx.allclose(a, b, atol=1e-3).item()

@@ -77,3 +77,10 @@ def test_the_kernel_cache_is_a_per_user_folder_unless_mlx_is_told_otherwise(tmp_
     assert (info["path"], info["kernels"], info["from_env"]) == (str(path), 1, True)
     monkeypatch.setenv(device.KERNEL_CACHE_ENV, str(tmp_path / "mine"))
     assert device.kernel_cache_dir() == tmp_path / "mine"
+
+
+def test_quantized_weights_are_dequantized_on_a_cpu_only():
+    """MLX's quantized CPU kernels are slower than fp32 BLAS (docs/benchmarks.md, "The vocabulary's cost")."""
+    assert device_defaults("cpu", quantized=True).dequantize_share == 0.25
+    assert device_defaults("cuda", quantized=True).dequantize_share == 0.0
+    assert device_defaults("metal", quantized=True).dequantize_share == 0.0

@@ -168,5 +168,5 @@ def test_documents_in_one_batched_step_answer_as_alone(lm: Any, fixed: bool):
     if fixed:
         assert traced["traces"] == warm["traces"], traced["last"]
     assert [[c.text for c in r.candidates] for r in together] == [[c.text for c in r.candidates] for r in alone]
-    assert all(r.stats.shared_steps > 0 for r in together), [r.stats.shared_steps for r in together]
-    assert all(r.stats.shared_steps == 0 for r in alone)
+    assert all(r.timings.shared_steps > 0 for r in together), [r.timings.shared_steps for r in together]
+    assert all(r.timings.shared_steps == 0 for r in alone)

@@ -87,31 +87,47 @@ def latency_summary(ms: list[float]) -> dict[str, float]:
             "mean_ms": round(statistics.fmean(s), 2)}
 
 
-def engine_direct(lm: Any, ps: PromptSet, k: int = 1, prefill_chunk: int = 128, limit: int = 0) -> dict[str, Any]:
-    """Per-prompt time of laya's engine (cache reuse per document, folded prompt tail, k shared-prefix branches)."""
+def engine_direct(lm: Any, ps: PromptSet, k: int = 1, prefill_chunk: int = 128, limit: int = 0,
+                  draft_tokens: int | None = None) -> dict[str, Any]:
+    """Per-prompt time of laya's engine (cache reuse per document, folded prompt tail, k shared-prefix branches,
+    drafts verified in the step unless `draft_tokens` is 0), with what the drafts did."""
     from laya_lsp.engine import CompletionRequest, Engine, EngineSettings
 
-    engine = Engine(EngineSettings(candidates=k, prefill_chunk=prefill_chunk, debounce_ms=0, cache_budget_mb=4096))
+    settings = EngineSettings(candidates=k, prefill_chunk=prefill_chunk, debounce_ms=0, cache_budget_mb=4096)
+    if draft_tokens is not None:
+        settings.draft_tokens = draft_tokens
+    engine = Engine(settings)
     engine.load(lm.path)
     times, prefill, decode, tokens, reused, total = [], [], [], 0, 0, 0
+    steps = drafted = accepted = 0
+    by_source: dict[str, list[int]] = {}
     prompts = ps.prompts[:limit] if limit else ps.prompts
     try:
         for p in prompts:
             req = CompletionRequest(p.doc, "", 0, candidates=k, max_tokens=p.max_tokens, max_lines=p.max_lines,
                                     debounce=False, prompt_ids=p.ids)
             t0 = time.perf_counter()
-            st = engine.complete(req).future.result().stats  # candidates are detokenised by then
+            st = engine.complete(req).future.result().timings  # candidates are detokenised by then
             times.append((time.perf_counter() - t0) * 1000)
             prefill.append(st.prefill_ms)
             decode.append(st.decode_ms)
             tokens += st.decode_tokens
             reused += st.reused_tokens
             total += st.prompt_tokens
+            steps, drafted, accepted = steps + st.decode_steps, drafted + st.draft_tokens, accepted + st.accepted_tokens
+            for source, (d, a) in st.extra.get("drafts", {}).items():  # type: ignore[union-attr]
+                row = by_source.setdefault(source, [0, 0])
+                row[0], row[1] = row[0] + d, row[1] + a
     finally:
         engine.shutdown()
     return {"k": k, **latency_summary(times), "prefill_p50_ms": round(statistics.median(prefill), 2) if prefill else 0,
             "decode_p50_ms": round(statistics.median(decode), 2) if decode else 0,
             "decode_ms_per_token": round(sum(decode) / max(tokens, 1), 3),
+            "draft_tokens": settings.draft_tokens, "decode_steps": steps, "drafted": drafted, "accepted": accepted,
+            "acceptance": round(accepted / drafted, 3) if drafted else None,
+            # k = 1: tokens written per forward pass (the prompt's step writes the first and may verify more)
+            "tokens_per_forward": round(tokens / max(steps + len(times), 1), 3) if k == 1 else None,
+            "drafts_by_source": {s: {"drafted": d, "accepted": a} for s, (d, a) in sorted(by_source.items())},
             "reuse_ratio": round(reused / max(total, 1), 4), "latencies_ms": [round(x, 2) for x in times]}
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Protocol
 
 import mlx.core as mx
@@ -115,6 +116,10 @@ class DecodeModel(Protocol):
 
     def close(self, branches: Branches) -> None:
         """End the branches; the document's cache covers its prompt only again."""
+
+    def continuations(self, doc: DocumentCache, inputs: list[list[int]]) -> list[mx.array]:
+        """Logits after each token of each continuation of the document's prompt, shape (len(inputs[i]), vocab),
+        all in one pass (decisions score their options so); nothing stays in the cache."""
 
 
 def backbone(model: Any) -> Any | None:
@@ -248,6 +253,17 @@ class StepModel(_ChunkedPrefill):
     def close(self, branches: Branches) -> None:
         """Nothing to undo: the branches' tokens lie past the prompt, where the next prompt overwrites them."""
 
+    def continuations(self, doc: DocumentCache, inputs: list[list[int]]) -> list[mx.array]:
+        """Each continuation is a branch whose tokens are all fed in one step (as a draft is), attending the
+        document's prompt in place; rows are padded as branch steps are, so decisions reuse a few traces."""
+        counts = [len(x) for x in inputs]
+        if not any(counts):
+            return [mx.zeros((0, 0)) for _ in inputs]
+        state = self.open(doc, len(inputs), max(counts))
+        logits = self.step.run([self._branch(BranchStep(state, mx.array([t for x in inputs for t in x]), counts))])[0]
+        bounds = [sum(counts[:i]) for i in range(len(counts) + 1)]
+        return [logits[lo:hi] for lo, hi in pairwise(bounds)]
+
 
 class PlainModel(_ChunkedPrefill):
     """Any mlx-lm model through its own call, one item at a time (the reference the compiled step must equal)."""
@@ -295,6 +311,17 @@ class PlainModel(_ChunkedPrefill):
         if branches.copy is None:
             doc = branches.doc
             trim_prompt_cache(doc.layers, doc.layers[0].size() - len(doc.ids))
+
+
+    def continuations(self, doc: DocumentCache, inputs: list[list[int]]) -> list[mx.array]:
+        """All continuations as one right-padded batch in copies of the cache: a real token never attends the
+        padding after it (attention is causal), so no mask is needed."""
+        width = max((len(x) for x in inputs), default=0)
+        if width == 0:
+            return [mx.zeros((0, 0)) for _ in inputs]
+        batch = mx.array([x + [0] * (width - len(x)) for x in inputs])
+        logits = self.model(batch, cache=repeat_cache(doc, len(inputs)))
+        return [logits[i, : len(x)] for i, x in enumerate(inputs)]
 
 
 def repeat_cache(doc: DocumentCache, k: int) -> list[KVCache]:

@@ -3,9 +3,10 @@
 Prompt lookup, as llama.cpp's n-gram speculation does: the branch's last n tokens (n = 3, 2, 1, the prompt's end
 counted in) are looked for in token sequences the engine already holds, and what followed the latest match is
 proposed. The sequences, one source each: the prompt with the branch's own tokens so far (the document, its
-cross-file chunks and what the branch already wrote), the document's last answer (its branches after its
-prompt's end: typing one more character mostly keeps what comes after it), a hint (text the caller expects after
-the cursor, e.g. the rest of the block it showed) and the prompts of the other open buffers. A draft only ever saves steps: the decode core
+cross-file chunks and what the branch already wrote), the document's last answers (their branches after their
+prompts' end, a cancelled run's partial ones included: typing one more character mostly keeps what comes after
+it, accepting a line keeps the rest of the block, and the model repeats its own phrases) and the prompts of the
+other open buffers. A draft only ever saves steps: the decode core
 keeps what the model itself picks (decode.py), so a wrong draft costs one wider step and changes no output.
 
 How long a draft is comes from `DraftPolicy`: per class of source (source and n) the measured share of draft
@@ -108,8 +109,8 @@ class PromptLookup:
 
     @staticmethod
     def after(prompt: list[int], continuation: list[int]) -> list[int]:
-        """A sequence that continues where `prompt` ends (an answer, a hint), with the prompt's last tokens before
-        it so a branch's first tokens find it."""
+        """A sequence that continues where `prompt` ends (an answer), with the prompt's last tokens before it so
+        a branch's first tokens find it."""
         return prompt[-max(NGRAMS) :] + continuation
 
     def propose(self, ids: list[int], limit: int) -> Draft | None:
@@ -156,13 +157,11 @@ class DraftBook:
         self.policy = DraftPolicy(max_draft=max_draft)
         self._answers: dict[str, list[list[int]]] = {}
 
-    def drafter(self, doc_id: str, prompt: list[int], hint: list[int], buffers: list[list[int]]) -> PromptLookup | None:
-        """A request's drafter: its prompt, the document's last answer, the hint, the other buffers (None: off)."""
+    def drafter(self, doc_id: str, prompt: list[int], buffers: list[list[int]]) -> PromptLookup | None:
+        """A request's drafter: its prompt, the document's last answers, the other buffers (None: off)."""
         if self.policy.max_draft <= 0:
             return None
         sources = [("answer", seq) for seq in self._answers.get(doc_id, [])]
-        if hint:
-            sources.append(("hint", PromptLookup.after(prompt, hint)))
         sources += [("buffers", ids) for ids in buffers]
         return PromptLookup(prompt, self.policy, sources)
 

@@ -24,7 +24,7 @@ from .cache import DocumentCache
 from .fim import FimFormat, PromptBuilder, detect_fim
 from .healing import HealMasks
 from .tokenizer import Tokenizer, TokenizerError, load_tokenizer
-from .weights import float_head, load_weights, quantization_label
+from .weights import dequantize, float_bytes, load_weights, quantization_label
 
 log = logging.getLogger(__name__)
 
@@ -234,7 +234,7 @@ class _Clock:
 
 def _cast_for_device(model: nn.Module, config: dict[str, Any]) -> str:
     """Cast the weights as the device's defaults say (device.py); the dtype as reported ("4-bit affine, group
-    64, float32; head float32" for a quantized checkpoint whose output head was dequantized)."""
+    64, float32; head float32": a quantized checkpoint whose output head was dequantized)."""
     stored = _stored_dtype(model)
     quantized = bool(config.get("quantization") or config.get("quantization_config"))
     defaults = device_defaults(mlx_device_kind(), quantized=quantized, stored_dtype=stored)
@@ -244,8 +244,13 @@ def _cast_for_device(model: nn.Module, config: dict[str, Any]) -> str:
     if not quantized:
         return dtype
     dtype = f"{quantization_label(config)}, {dtype}"
-    if defaults.float_head and defaults.dtype and float_head(model, getattr(mx, defaults.dtype)):
-        dtype += f"; head {defaults.dtype}"
+    if defaults.dequantize_share and defaults.dtype:
+        import psutil
+
+        to = getattr(mx, defaults.dtype)
+        everything = float_bytes(model, to) <= defaults.dequantize_share * psutil.virtual_memory().total
+        if dequantize(model, to, head_only=not everything):
+            dtype += f"; dequantized to {defaults.dtype}" if everything else f"; head {defaults.dtype}"
     return dtype
 
 
@@ -301,5 +306,6 @@ def warm_up(lm: LoadedModel, plan: WarmPlan, progress: Progress | None = None) -
                 dm.warm_rows(doc, rows)
             dm.step.freeze()
         dm.step.mark_warm()
+    mx.eval(lm.healing.mask(" "))  # the blank typed most ("return "): its healing mask is ready too
     lm.timings["warmup_ms"] = (time.perf_counter() - t0) * 1000
     report("ready", 100)

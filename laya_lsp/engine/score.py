@@ -3,9 +3,9 @@
 Both run on the inference worker only (like everything that touches MLX) and know nothing of LSP.
 
 `score_options` prefills the shared prompt once (in a document's cache when the context is a document, so
-completions and decisions share the work) and scores every option in ONE batched forward pass: options are
-right-padded to one length, and because attention is causal a real token never sees the padding after it, so
-no attention mask is needed; padded positions are masked out of the sums.
+completions and decisions share the work) and scores every option in ONE forward pass: with the compiled step's
+models each option is a branch attending the cached prompt in place (no copy of it), otherwise the options are
+a right-padded batch in copies of the cache (adapter.py, `continuations`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 import mlx.core as mx
 from mlx_lm.models.cache import KVCache, make_prompt_cache
 
-from .adapter import repeat_cache
+from .adapter import decode_model
 from .cache import DocumentCache
 from .decode import CancelToken, DecodeSettings, LogitsProcessor, Verdict, decode_branches, prefill_chunked
+from .logprobs import log_softmax
 from .model import LoadedModel
 
-# Options per forward pass; larger sets are scored in several passes of this size (memory: one KV copy each).
+# Options per forward pass; larger sets are scored in several passes of this size (rows of one step, or one KV
+# copy each where the model takes no compiled step).
 MAX_BATCH = 16
 
 
@@ -94,7 +96,7 @@ def score_options(
     cache = borrow(lm, doc, prompt_ids)
     pre = prefill_chunked(lm.model, cache, prompt_ids, chunk, cancel)
     t0 = time.perf_counter()
-    first = pre.logits - mx.logsumexp(pre.logits)
+    first = log_softmax(pre.logits)
     scores: list[OptionScore] = []
     for lo in range(0, len(options_ids), MAX_BATCH):
         cancel.check()
@@ -103,24 +105,21 @@ def score_options(
 
 
 def _score_batch(lm: LoadedModel, doc: DocumentCache, first: mx.array, options: list[list[int]]) -> list[OptionScore]:
-    """One forward pass over all options of the batch (their first tokens are scored by the prompt's logits)."""
+    """One forward pass over all options of the batch (their first tokens are scored by the prompt's logits):
+    input j of an option predicts its token j+1 (`DecodeModel.continuations`)."""
     picked: list[float] = first[mx.array([o[0] if o else 0 for o in options])].tolist()  # type: ignore[assignment]
     first_lp = [lp if o else 0.0 for lp, o in zip(picked, options)]
-    longest = max((len(o) for o in options), default=0)
-    if longest <= 1:
+    if max((len(o) for o in options), default=0) <= 1:
         return [OptionScore(lp, len(o)) for lp, o in zip(first_lp, options)]
-    width = longest - 1
-    # Input j predicts target j+1; right padding with token 0 is never attended to by real positions.
-    inputs = [o[:-1] + [0] * (width - len(o) + 1) if o else [0] * width for o in options]
-    targets = [o[1:] + [0] * (width - len(o) + 1) if o else [0] * width for o in options]
-    mask = mx.array([[1.0 if j < len(o) - 1 else 0.0 for j in range(width)] for o in options])
-    cache = repeat_cache(doc, len(options))
-    logits = lm.model(mx.array(inputs), cache=cache)
-    lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
-    token_lp = mx.take_along_axis(lp, mx.array(targets)[..., None], axis=-1)[..., 0]
-    sums = (token_lp * mask).sum(axis=1)
-    mx.eval(sums)
-    totals: list[float] = sums.tolist()  # type: ignore[assignment]
+    rows = decode_model(lm.model).continuations(doc, [o[:-1] for o in options])
+    sums = []
+    for o, logits in zip(options, rows):
+        if len(o) <= 1:
+            sums.append(mx.array(0.0))
+            continue
+        lp = log_softmax(logits)
+        sums.append(mx.take_along_axis(lp, mx.array(o[1:])[:, None], axis=-1).sum())
+    totals: list[float] = mx.stack(sums).tolist()  # type: ignore[assignment]
     return [OptionScore(f + s, len(o)) for f, s, o in zip(first_lp, totals, options)]
 
 
