@@ -54,11 +54,26 @@ def _pick(logits: Any) -> Any:
     return tokens, mx.take_along_axis(lp, tokens[:, None], axis=-1)[:, 0]
 
 
-def split_worker(model_dir: str, quantized_head: bool = False) -> dict[str, Any]:
-    """One model: its load timings, warm-up, and each per-keystroke part timed alone."""
+def _keep_quantized(lm: Any, head_too: bool) -> None:
+    """Swap in the checkpoint's weights with their quantized layers kept (what runs for a model too large to
+    dequantize whole on a CPU): the output head in fp32, or quantized too (`head_too`)."""
+    import mlx.core as mx
+
+    from laya_lsp.engine.weights import dequantize, load_weights
+
+    model = load_weights(Path(lm.path), lm.config)
+    model.set_dtype(mx.float32)
+    if not head_too:
+        dequantize(model, mx.float32, head_only=True)
+    lm.model = model
+    lm.dtype += "; kept quantized" + (", head too" if head_too else ", head float32")
+
+
+def split_worker(model_dir: str, keep: str = "") -> dict[str, Any]:
+    """One model: its load timings, warm-up, and each per-keystroke part timed alone. `keep`: "layers" or "all"
+    runs the quantized kernels (see `_keep_quantized`)."""
     import mlx.core as mx
     import numpy as np
-    from mlx import nn
     from mlx_lm.models.cache import make_prompt_cache
 
     from benchmarks.shapes import _laya_step_ms
@@ -72,8 +87,8 @@ def split_worker(model_dir: str, quantized_head: bool = False) -> dict[str, Any]
 
     t0 = time.perf_counter()
     lm = load_model(model_dir)
-    if quantized_head:  # what the head costs when it stays quantized (what float_head avoids on a CPU)
-        nn.quantize(lm.model, group_size=64, bits=4, class_predicate=lambda p, m: p == "model.embed_tokens")
+    if keep:
+        _keep_quantized(lm, keep == "all")
     out: dict[str, Any] = {"model": lm.name, "dtype": lm.dtype, "vocab": int(lm.config["vocab_size"]),
                            "hidden": int(lm.config["hidden_size"]), "load": {k: round(v, 1) for k, v in lm.timings.items()}}
     t = time.perf_counter()
@@ -168,8 +183,9 @@ def split_section(log: Any) -> dict[str, Any]:
     rows = {"default (8,192 tokens)": _run("split", str(DEFAULT_MODEL_DIR)),
             "qwen tiny bf16 (151,936 tokens)": _run("split", str(checkpoint("tiny")))}
     for bits in BITS:
-        rows[f"qwen tiny {bits}-bit"] = _run("split", str(checkpoint("tiny", bits)))
-    rows["qwen tiny 4-bit, head left quantized"] = _run("split", str(checkpoint("tiny", 4)), True)
+        rows[f"qwen tiny {bits}-bit (as loaded: dequantized)"] = _run("split", str(checkpoint("tiny", bits)))
+        rows[f"qwen tiny {bits}-bit, layers kept quantized"] = _run("split", str(checkpoint("tiny", bits)), "layers")
+    rows["qwen tiny 4-bit, all kept quantized (head too)"] = _run("split", str(checkpoint("tiny", 4)), "all")
     for name, r in rows.items():
         p = r.get("parts_ms", {})
         log(f"{name:<38} load {r.get('load', {}).get('load_ms')} ms + warm-up {r.get('load', {}).get('warmup_ms')} "
@@ -206,18 +222,20 @@ def brought_section(log: Any, quick: bool) -> list[dict[str, Any]]:
     rows = []
     for bits in (4,) if quick else (4, 8):
         path = checkpoint("0.5b", bits)
-        row: dict[str, Any] = {"shape": "qwen2.5-coder-0.5b", "quantization": f"{bits}-bit affine, group 64",
-                               **_run("brought", str(path), timeout=900)}
-        if "read_bytes" in row:
-            row["floor_ms_per_token"] = round(row["read_bytes"] / (bw["gbs"] * 1e9) * 1000, 2)
-        row["typing"] = _typing(str(path), 6 if quick else 12)
-        rows.append(row)
-        log(f"0.5b {bits}-bit: decode {row.get('ms_per_token')} ms/token (floor {row.get('floor_ms_per_token')}), "
-            f"keystroke p50 {row['typing'].get('p50_ms')} ms {row.get('error', '')}")
+        for keep in ("", "layers") if bits == 4 and not quick else ("",):
+            row: dict[str, Any] = {"shape": "qwen2.5-coder-0.5b", "quantization": f"{bits}-bit affine, group 64",
+                                   **_run("brought", str(path), keep, timeout=900)}
+            if "read_bytes" in row:
+                row["floor_ms_per_token"] = round(row["read_bytes"] / (bw["gbs"] * 1e9) * 1000, 2)
+            # Through the LSP only as laya loads it (kept quantized, a keystroke took 9-31 s: 2026-12-02 run).
+            row["typing"] = {} if keep else _typing(str(path), 6 if quick else 12)
+            rows.append(row)
+            log(f"0.5b {bits}-bit {row.get('dtype')}: decode {row.get('ms_per_token')} ms/token (floor "
+                f"{row.get('floor_ms_per_token')}), keystroke p50 {row['typing'].get('p50_ms')} ms {row.get('error', '')}")
     return rows
 
 
-def brought_worker(model_dir: str) -> dict[str, Any]:
+def brought_worker(model_dir: str, keep: str = "") -> dict[str, Any]:
     import mlx.core as mx
     from mlx.utils import tree_flatten
     from mlx_lm.models.cache import make_prompt_cache
@@ -229,13 +247,18 @@ def brought_worker(model_dir: str) -> dict[str, Any]:
     from laya_lsp.engine.model import load_model, warm_up
 
     lm = load_model(model_dir)
+    if keep:
+        _keep_quantized(lm, keep == "all")
+    t = time.perf_counter()
     warm_up(lm, 64, 1)
+    warm_ms = (time.perf_counter() - t) * 1000
     nbytes = sum(v.nbytes for _, v in tree_flatten(lm.model.parameters()))
     ids = lm.builder.encode(SAMPLE.read_text()[:2000])[:128]
     doc = DocumentCache(make_prompt_cache(lm.model))
     logits = prefill_chunked(lm.model, doc, ids, 128, CancelToken()).logits
     mx.eval(logits)
     return {"dtype": lm.dtype, "load": {k: round(v, 1) for k, v in lm.timings.items()}, "read_bytes": nbytes,
+            "warmup_64_ms": round(warm_ms, 1),
             "ms_per_token": round(_laya_step_ms(decode_model(lm.model), doc, logits, 1, 20), 2)}
 
 

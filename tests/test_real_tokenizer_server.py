@@ -54,7 +54,7 @@ async def test_the_model_is_named_and_its_fim_format_detected(client: LspClient)
     model = (await client.call("laya/stats", {"recent": 0}))["model"]
     assert model["name"] == MODEL.name
     assert (model["fim"], model["layout"]) == ("qwen", "psm")
-    assert model["dtype"] == "4-bit affine, group 64, float32; head float32"
+    assert model["dtype"] == "4-bit affine, group 64, float32; dequantized to float32"
 
 
 async def test_completion_and_inline_answer_through_the_syntax_checks(client: LspClient):
