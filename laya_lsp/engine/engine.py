@@ -348,7 +348,8 @@ class Engine:
             max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
             stop=stop,
             logits_processors=[self._healing(heal)] if heal else [],
-            draft=self.drafts.drafter(req.doc_id, prompt, self.caches.prompts_except(req.doc_id)),
+            draft=self.drafts.drafter(req.doc_id, prompt, self.caches.prompts_except(req.doc_id),
+                                      req.candidates or s.candidates),
         )
         doc = self.caches.get(req.doc_id)
         try:
