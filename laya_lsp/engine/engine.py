@@ -19,9 +19,7 @@ from .decode import (
     Branch,
     Cancelled,
     DecodeSettings,
-    LineStop,
     LogitsProcessor,
-    Verdict,
     complete_steps,
     warm_steps,
 )
@@ -30,6 +28,7 @@ from .healing import trailing_blanks
 from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
 from .scheduler import Job, Scheduler
 from .stats import RequestStats, StatsBook
+from .stop import LineStop, Verdict
 from .tokenizer import whole_characters
 from .work import ModelWork, work_job
 
