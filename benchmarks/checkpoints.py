@@ -47,6 +47,10 @@ QWEN2_CONFIG: dict[str, Any] = {
 }
 
 
+# The group size each floating-point mode allows (affine: mlx-community's 64).
+GROUP_SIZES = {"mxfp4": 32, "mxfp8": 32, "nvfp4": 16}
+
+
 class MissingTokenizer(RuntimeError):
     """The tokenizer package is not installed."""
 
@@ -132,7 +136,7 @@ def checkpoint(shape: str, bits: int | None = None, mode: str = "affine", recipe
     if bits is None:
         build_float(tmp, shape)
     else:
-        convert(checkpoint(shape), tmp, bits, mode=mode, recipe=recipe)
+        convert(checkpoint(shape), tmp, bits, GROUP_SIZES.get(mode, 64), mode, recipe)
     try:
         tmp.rename(out)
     except OSError:  # another process built it first; its copy is the same

@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         req = DecideRequest(options, text[:cut], text[cut:], document=True, doc_id="bisect.py")
         t0 = time.perf_counter()
         res = engine.submit_work("decide", "bisect.py", lambda m: decide_with(m, req)).future.result()
-        return (time.perf_counter() - t0) * 1000, res.stats
+        return (time.perf_counter() - t0) * 1000, res.timings
 
     rows: dict[str, Any] = {}
     try:

@@ -353,7 +353,24 @@ def markdown_table(result: dict[str, Any]) -> str:
                              f"{r['floor_ms_per_token']}{cache} | {r['x_floor']} |")
             else:
                 lines.append(f"| {r['shape']} | {r['dtype']} | | | | {r.get('error')} | | |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _brought_lines(result.get("brought") or [])) + "\n"
+
+
+def _brought_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The models users bring (benchmarks/vocab_cost.py): a row per quantization."""
+    if not rows:
+        return []
+    out = ["", ("Models users bring: Qwen2.5-Coder-0.5B-shape checkpoints as mlx-community publishes them (random "
+                "weights, Qwen's tokenizer), through laya's loader; on a CPU it dequantizes a model whose float copy "
+                "fits a quarter of the memory, the row 'kept quantized' runs MLX's quantized kernels:"), "",
+           "| model | quantization | runs as | decode ms/token (k=1) | floor ms/token | keystroke p50 / max ms (LSP) |",
+           "| --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        t = r.get("typing") or {}
+        out.append(f"| {r.get('shape')} | {r.get('quantization')} | {r.get('dtype', '')} | "
+                   f"{r.get('ms_per_token', r.get('error'))} | "
+                   f"{r.get('floor_ms_per_token', '—')} | {t.get('p50_ms', t.get('error', '—'))} / {t.get('max_ms', '—')} |")
+    return out
 
 
 def update_docs(table: str, images: list[Path]) -> None:

@@ -10,6 +10,8 @@ Sections (each timed; the whole run is budgeted at 15 minutes on a 2-core machin
             llama.cpp (llama-cpp-python, GGUF f32/f16 of the same weights, prompt cache on, 2 threads)
   decode    the decode step side by side: mlx-lm's plain step vs laya's compiled step, k=1 vs k=5, context 64
             and ~1000, × the memory floor, what each part buys, op by op (benchmarks/decode_step.py)
+  brought   Qwen2.5-Coder-0.5B-shape checkpoints as mlx-community publishes them, 4- and 8-bit (`--quick`: 4):
+            decode ms/token, keystroke latency through the LSP, bandwidth floor (benchmarks/vocab_cost.py)
   shapes    decode ms/token and prefill tokens/s per shape/dtype next to the memory-bandwidth floor
   memory    server RSS idle and with 20 documents; cold start to first answer
   profile   py-spy on the server during a typing replay: flamegraph SVG + top functions
@@ -41,7 +43,7 @@ STDLIB = Path(sysconfig.get_paths()["stdlib"])
 NEAR_1500 = [STDLIB / n for n in ("genericpath.py", "linecache.py", "sched.py", "codeop.py", "bisect.py", "colorsys.py",
                                   "fnmatch.py", "glob.py", "copy.py", "shlex.py", "string.py", "json/decoder.py")]
 OTHER_BUFFERS = [STDLIB / "json" / "decoder.py", ROOT / "examples" / "inventory.py"]
-SECTIONS = ("typing", "peers", "llamacpp", "decode", "shapes", "memory", "profile")
+SECTIONS = ("typing", "peers", "llamacpp", "decode", "brought", "shapes", "memory", "profile")
 TARGETS = {"p50_ms": 25.0, "p95_ms": 60.0, "answered_share": 0.90, "reuse": 0.95, "naive_x": 10.0, "llamacpp_x": 1.0,
            "k5_over_k1": 1.5, "decode_ms": 2.5, "rss_mb": 400.0, "cold_start_ms": 1000.0}
 
@@ -386,6 +388,11 @@ def main(argv: list[str] | None = None) -> int:
     prof = run.section("profile", lambda: profile_section(run, files3, stem))
     if prof:
         res["profile"] = prof
+    from benchmarks.vocab_cost import brought_section
+
+    brought = run.section("brought", lambda: brought_section(log, args.quick))
+    if brought:
+        res["brought"] = brought
     # Shapes go last and get what is left of the run's time budget (the big shapes are the expendable part).
     left = args.budget - (time.perf_counter() - run.t0) - 20
     shapes_budget = max(60.0, min(args.shapes_budget, left))

@@ -83,7 +83,7 @@ def replay(lm: Any, ps: Any, k: int, draft_tokens: int, limit: int = 0) -> dict[
             t0 = time.perf_counter()
             res = engine.complete(req).future.result()
             times.append((time.perf_counter() - t0) * 1000)
-            st = res.stats
+            st = res.timings
             texts.append([c.text for c in res.candidates])
             tokens += st.decode_tokens
             steps += st.decode_steps

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import bootstrap
 from .config import Settings
-from .engine import ModelLoadError
+from .engine import ModelInfo, ModelLoadError
 from .orchestrator import Completion
 from .syntax import SyntaxDocument
 from .syntax.positions import PositionError, strict_offset
@@ -78,6 +78,12 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
         reason = runs[0].plan.reason if runs[0].plan else ""
         print(f"no completion here: {reason} (set triggerRules false to force one)")
         return 0
+    _print_runs(args, info, load_ms, runs)
+    return 0
+
+
+def _print_runs(args: argparse.Namespace, info: ModelInfo, load_ms: float, runs: list[Completion]) -> None:
+    """The runs as JSON (`--json`) or as lines: the timing breakdown and each candidate."""
     if args.json:
         print(json.dumps({
             "model": {"name": info.name, "path": info.path, "dtype": info.dtype, "fim": info.fim,
@@ -86,7 +92,7 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
                       "raw": [c.__dict__ for c in r.result.candidates] if r.result else [],
                       "stats": r.stats.to_dict()} for r in runs],
         }, indent=2))
-        return 0
+        return
     print(f"model {info.name} ({info.dtype}; {info.fim}/{info.layout}) loaded+warmed in {load_ms:.0f} ms")
     for i, r in enumerate(runs, 1):
         st = r.stats.to_dict()
@@ -98,4 +104,3 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
         if not r.suggestions:
             why = r.stats.error or ", ".join(f"{n} {k}" for k, n in r.rejected.items()) or r.stats.status
             print(f"  (no candidates: {why})")
-    return 0

@@ -152,13 +152,13 @@ def test_engine_answers_the_same_with_and_without_speculation():
         engine.load(str(TINY_MODEL))
         try:
             engine.complete(CompletionRequest("other", text[:60], 60)).future.result(60)
-            out = []
+            out, accepted, steps = [], 0, 0
             for end in range(len(text) - 12, len(text) + 1):
                 res = engine.complete(CompletionRequest("doc", text[:end], end, max_lines=3)).future.result(60)
                 out.append([c.text for c in res.candidates])
+                accepted, steps = accepted + res.timings.accepted_tokens, steps + res.timings.decode_steps
             answers[draft_tokens] = out
-            summary = engine.stats.summary()
         finally:
             engine.shutdown()
     assert answers[8] == answers[0]
-    assert summary["accepted_tokens"] > 0 and summary["decode_steps"] > 0
+    assert accepted > 0 and steps > 0

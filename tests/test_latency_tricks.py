@@ -176,3 +176,25 @@ async def test_focus_warm_up_prefills_before_the_first_keystroke(warm: LanguageC
     first = (await stats(warm, recent=1))["recent"][-1]
     assert first["source"] == "model"
     assert first["prompt_tokens"] - first["reused_tokens"] <= 4, "the first keystroke should pay only new tokens"
+
+
+async def test_each_request_is_booked_once_and_never_changed(nospec: LanguageClient):
+    """One record per request, built when its answer is known: a model run (with its post-processing time) and
+    a typed-through answer (no engine cost) are two records; later requests leave them as they were."""
+    uri = "file:///booked.py"
+    text = DOC + "    result = "
+    open_doc(nospec, uri, text)
+    before = {r["id"] for r in (await stats(nospec, recent=50))["recent"]}
+    first = await complete_texts(nospec, uri, position_at(text, len(text)))
+    pos = position_at(text, len(text))
+    change(nospec, uri, 2, pos, pos, first[0][0])
+    text += first[0][0]
+    await complete_texts(nospec, uri, position_at(text, len(text)))
+    mine = [r for r in (await stats(nospec, recent=50))["recent"] if r["id"] not in before]
+    assert [(r["kind"], r["source"]) for r in mine] == [("completion", "model"), ("completion", "typed-through")]
+    model, typed = mine
+    assert model["postprocess_ms"] > 0 and model["total_ms"] > model["postprocess_ms"] and model["decode_tokens"] > 0
+    assert typed["decode_tokens"] == typed["prompt_tokens"] == 0 and typed["extra"]["plan"] == model["extra"]["plan"]
+    await complete_texts(nospec, uri, position_at(text, len(text) - 1))
+    again = {r["id"]: r for r in (await stats(nospec, recent=50))["recent"]}
+    assert [again[r["id"]] for r in mine] == mine

@@ -107,7 +107,7 @@ def engine_direct(lm: Any, ps: PromptSet, k: int = 1, prefill_chunk: int = 128, 
             req = CompletionRequest(p.doc, "", 0, candidates=k, max_tokens=p.max_tokens, max_lines=p.max_lines,
                                     debounce=False, prompt_ids=p.ids)
             t0 = time.perf_counter()
-            st = engine.complete(req).future.result().stats  # candidates are detokenised by then
+            st = engine.complete(req).future.result().timings  # candidates are detokenised by then
             times.append((time.perf_counter() - t0) * 1000)
             prefill.append(st.prefill_ms)
             decode.append(st.decode_ms)

@@ -9,13 +9,21 @@ from .lazy_mlx_lm import defer_mlx_lm_init
 defer_mlx_lm_init()  # before the first mlx_lm import below: serving never needs transformers
 
 from .decode import Cancelled, CancelToken
-from .engine import Candidate, CompletionRequest, CompletionResult, Engine, EngineSettings, ModelInfo
+from .engine import (
+    Candidate,
+    CompletionRequest,
+    CompletionResult,
+    Engine,
+    EngineSettings,
+    JobFailed,
+    ModelInfo,
+)
 from .model import DEFAULT_MODEL_DIR, ModelLoadError, Progress, hub_snapshot, model_name, resolve_model
 from .scheduler import Job
 from .score import ScoreResult
-from .stats import RequestStats
+from .stats import Kind, RequestStats, Source, StatsBook, Status, Timings
 from .weights import quantization_label
-from .work import ModelUnavailable, ModelWork, WorkResult
+from .work import ModelUnavailable, ModelWork, WorkFailed, WorkResult
 
 __all__ = [
     "DEFAULT_MODEL_DIR",
@@ -27,6 +35,8 @@ __all__ = [
     "Engine",
     "EngineSettings",
     "Job",
+    "JobFailed",
+    "Kind",
     "ModelInfo",
     "ModelLoadError",
     "ModelUnavailable",
@@ -34,6 +44,11 @@ __all__ = [
     "Progress",
     "RequestStats",
     "ScoreResult",
+    "Source",
+    "StatsBook",
+    "Status",
+    "Timings",
+    "WorkFailed",
     "WorkResult",
     "hub_snapshot",
     "model_name",

@@ -26,6 +26,7 @@ import mlx.core as mx
 
 from .adapter import BranchStep, DecodeModel, Extend, Work, decode_model
 from .cache import DocumentCache
+from .logprobs import log_softmax
 from .stop import StopRule, Verdict, never_stop
 
 T = TypeVar("T")
@@ -185,7 +186,7 @@ def first_tokens(logits: mx.array, s: DecodeSettings) -> tuple[mx.array, list[Br
     rows = logits[None]
     for process in s.logits_processors:
         rows = process(mx.zeros((1, 0), dtype=mx.int32), rows)
-    lp = rows[0] - mx.logsumexp(rows[0])
+    lp = log_softmax(rows[0])
     if k == 1:
         firsts = s.sampler(lp[None])
     else:
@@ -279,7 +280,7 @@ def _choose(out: mx.array, s: DecodeSettings, histories: list[tuple[list[int], D
                     rows.append(_process(s.logits_processors, h, out[r : r + 1]))
                     r += 1
             out = mx.concatenate(rows)
-    lp = out - mx.logsumexp(out, axis=-1, keepdims=True)
+    lp = log_softmax(out)
     tokens = s.sampler(lp).astype(mx.int32)
     chosen = mx.take_along_axis(lp, tokens[:, None], axis=-1)[:, 0]
     mx.eval(tokens, chosen)

@@ -12,6 +12,7 @@ from typing import Any
 
 import mlx.core as mx
 
+from ..device import device_defaults, mlx_device_kind
 from .adapter import DecodeModel, Work, decode_model
 from .cache import CacheStore
 from .context import suffix_ids
@@ -25,9 +26,9 @@ from .decode import (
 )
 from .draft import MAX_DRAFT, DraftBook
 from .healing import trailing_blanks
-from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
+from .model import LoadedModel, ModelLoadError, Progress, WarmPlan, load_model, warm_up
 from .scheduler import Job, Scheduler
-from .stats import RequestStats, StatsBook
+from .stats import ENDED, Meter, Status, Timings
 from .stop import LineStop, Verdict
 from .tokenizer import whole_characters
 from .work import ModelWork, work_job
@@ -35,11 +36,24 @@ from .work import ModelWork, work_job
 log = logging.getLogger(__name__)
 
 
+class JobFailed(RuntimeError):
+    """A job's model work raised: the cause (as its message) and the job's timings up to then."""
+
+    def __init__(self, cause: str, timings: Timings) -> None:
+        super().__init__(cause)
+        self.timings = timings
+
+
+def _ms_since(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000
+
+
 @dataclass
 class EngineSettings:
     """Engine knobs; the server maps its `laya` configuration onto these."""
 
     candidates: int = 5
+    typing_candidates: int = 2
     max_tokens: int = 48
     context_tokens: int = 1024
     suffix_share: float = 0.25
@@ -50,6 +64,17 @@ class EngineSettings:
     max_queue: int = 4
     max_in_flight: int = 4  # documents decoding at once, sharing one batched step
     draft_tokens: int = MAX_DRAFT  # longest draft a step verifies (prompt lookup, draft.py); 0 = no speculation
+    # Caches at one fixed size and every step shape warmed at load (see model.warm_up); None: the device's
+    # default (device.DeviceDefaults.fixed_shapes: on a GPU, where a new shape stalls a request).
+    fixed_shapes: bool | None = None
+
+    def warm_plan(self, device_fixed: bool) -> WarmPlan:
+        """What warm-up covers for these settings (`device_fixed`: the device's default for fixed shapes)."""
+        ks = tuple(sorted({1, self.typing_candidates, self.candidates}))
+        fixed = device_fixed if self.fixed_shapes is None else self.fixed_shapes
+        # The longest prompt, the most branches' tokens, and a block of slack for format tokens.
+        capacity = self.context_tokens + max(ks) * self.max_tokens + 64
+        return WarmPlan(self.prefill_chunk, ks, fixed, capacity, max(ks) * (1 + self.draft_tokens))
 
 
 @dataclass
@@ -79,12 +104,14 @@ class Candidate:
     tokens: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class CompletionResult:
+    """A job's candidates and what it cost (the engine books nothing: the orchestrator makes the record)."""
+
     candidates: list[Candidate]
-    stats: RequestStats
+    timings: Timings
     version: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # e.g. draft acceptance per source
 
 
 @dataclass
@@ -107,7 +134,6 @@ class Engine:
     def __init__(self, settings: EngineSettings | None = None) -> None:
         self.settings = settings or EngineSettings()
         self.scheduler = Scheduler(max_queue=self.settings.max_queue, max_in_flight=self.settings.max_in_flight)
-        self.stats = StatsBook()
         self.lm: LoadedModel | None = None
         self.decoder: DecodeModel | None = None
         self.caches: CacheStore | None = None
@@ -133,7 +159,8 @@ class Engine:
             except ModelLoadError as exc:
                 self.load_error = str(exc)
                 raise
-            warm_up(lm, self.settings.prefill_chunk, self.settings.candidates, progress)
+            defaults = device_defaults(mlx_device_kind())
+            warm_up(lm, self.settings.warm_plan(defaults.fixed_shapes), progress)
             self.lm, self.decoder = lm, decode_model(lm.model)
             self.scheduler.batch = self._batch
             self.caches = CacheStore(lm.model, int(self.settings.cache_budget_mb * 2**20))
@@ -211,6 +238,15 @@ class Engine:
         return {"queued": s.queued(), "running": running, "runningTokens": len(cache.ids) if cache else 0,
                 "dropped": s.dropped, "superseded": s.superseded}
 
+    def step_traces(self) -> dict[str, Any]:
+        """Traces of the compiled step so far (warm-up's included) and whether shapes are fixed: a trace after
+        warm-up is a request that waited for one."""
+        step = getattr(self.decoder, "step", None)
+        if step is None:
+            return {"traces": 0, "warmUpTraces": 0, "fixed": False, "last": []}
+        return {"traces": len(step.traced), "warmUpTraces": step.warm_traces, "fixed": step.frozen,
+                "last": [list(s) for s in step.traced[-8:]]}
+
     @property
     def evictions(self) -> int:
         """Documents whose cache was evicted to stay within the byte budget, so far."""
@@ -227,9 +263,8 @@ class Engine:
         The future resolves to a CompletionResult without candidates."""
         return self._submit(req, lambda j, st: self._warm(j, req, st))
 
-    def _submit(self, req: CompletionRequest, steps: Callable[[Job, RequestStats], Any]) -> Job:
-        st = self.stats.new(req.doc_id, req.kind)
-        st.source = req.source
+    def _submit(self, req: CompletionRequest, steps: Callable[[Job, Meter], Any]) -> Job:
+        st = Meter()
         job = Job(
             key=req.doc_id + ("\0background" if req.background else ""),
             background=req.background,
@@ -240,18 +275,16 @@ class Engine:
         )
         return self.scheduler.submit(job)
 
-    def _recording_errors(self, job: Job, st: RequestStats, steps: Any) -> Generator[Work | None, Any, Any]:
-        """Run a request's steps; one that fails is recorded with its cause (the caller still gets the
-        exception), so a long run can tell what failed."""
+    def _recording_errors(self, job: Job, st: Meter, steps: Any) -> Generator[Work | None, Any, Any]:
+        """Run a request's steps; one that fails raises JobFailed with its cause and timings (the orchestrator
+        books it), so a long run can tell what failed."""
         try:
             return (yield from steps)
         except Cancelled:
-            raise  # recorded by _dropped
+            raise  # answered by _dropped
         except Exception as exc:
-            st.status, st.source, st.error = "error", "none", f"{type(exc).__name__}: {exc}"
-            st.total_ms = (time.perf_counter() - job.created) * 1000
-            self.stats.record(st)
-            raise
+            cause = f"{type(exc).__name__}: {exc}"
+            raise JobFailed(cause, st.timings(Status.ERROR, cause, total_ms=_ms_since(job.created))) from exc
 
     def _batch(self, work: list[Work]) -> list[mx.array]:
         """The scheduler's round: every in-flight request's work in one step, started at once (each request
@@ -284,62 +317,57 @@ class Engine:
         doc = self.caches.get(req.doc_id)
         return len(job.prepared) - doc.reusable(job.prepared) <= self.settings.debounce_skip_tokens
 
-    def _dropped(self, job: Job, st: RequestStats, reason: str, req: CompletionRequest) -> CompletionResult:
-        st.status = reason if reason in ("cancelled", "superseded", "dropped") else "cancelled"
+    def _dropped(self, job: Job, st: Meter, reason: str, req: CompletionRequest) -> CompletionResult:
         if job.started is None:
-            st.queue_ms = (time.perf_counter() - job.created) * 1000
-        st.total_ms = (time.perf_counter() - job.created) * 1000
-        st.shared_steps = job.shared_steps
-        self.stats.record(st)
-        return CompletionResult([], st, req.version)
+            st.set(queue_ms=_ms_since(job.created))
+        timings = st.timings(ENDED.get(reason, Status.CANCELLED), total_ms=_ms_since(job.created),
+                             shared_steps=job.shared_steps)
+        return CompletionResult([], timings, req.version)
 
-    def _started(self, job: Job, req: CompletionRequest, st: RequestStats) -> list[int] | None:
+    def _started(self, job: Job, req: CompletionRequest, st: Meter) -> list[int] | None:
         """Common start of a request on the worker: its timings so far and its prompt (None: no model)."""
         t_start = job.started or time.perf_counter()
-        st.queue_ms = (t_start - job.created - job.debounced_s) * 1000
-        st.debounce_ms = job.debounced_s * 1000
+        st.set(queue_ms=(t_start - job.created - job.debounced_s) * 1000, debounce_ms=job.debounced_s * 1000)
         if self.lm is None or self.caches is None:
-            st.status, st.source = "error", "none"
-            st.error = self.load_error or "no model loaded"
-            self.stats.record(st)
             return None
         prompt = job.prepared if job.prepared is not None else self._prompt(req)
-        st.prompt_tokens = len(prompt)
-        st.prompt_hash = format(hash(tuple(prompt)) & 0xFFFFFFFFFFFF, "x")
-        st.reused_tokens = min(self.caches.get(req.doc_id).reusable(prompt), len(prompt) - 1)
+        st.set(prompt_tokens=len(prompt), prompt_hash=format(hash(tuple(prompt)) & 0xFFFFFFFFFFFF, "x"),
+               reused_tokens=min(self.caches.get(req.doc_id).reusable(prompt), len(prompt) - 1))
         return prompt
 
-    def _finished(self, job: Job, req: CompletionRequest, st: RequestStats, cands: list[Candidate]) -> CompletionResult:
+    def _no_model(self, st: Meter, req: CompletionRequest) -> CompletionResult:
+        return CompletionResult([], st.timings(Status.ERROR, self.load_error or "no model loaded"), req.version)
+
+    def _finished(self, job: Job, req: CompletionRequest, st: Meter, cands: list[Candidate],
+                  extra: dict[str, Any] | None = None) -> CompletionResult:
         assert self.caches is not None
         self.caches.enforce_budget(keep=req.doc_id)
-        st.candidates = len(cands)
-        st.shared_steps = job.shared_steps
-        st.total_ms = (time.perf_counter() - job.created) * 1000
-        self.stats.record(st)
-        return CompletionResult(cands, st, req.version)
+        timings = st.timings(shared_steps=job.shared_steps, total_ms=_ms_since(job.created))
+        return CompletionResult(cands, timings, req.version, extra or {})
 
-    def _warm(self, job: Job, req: CompletionRequest, st: RequestStats) -> Generator[Work | None, Any, CompletionResult]:
+    def _warm(self, job: Job, req: CompletionRequest, st: Meter) -> Generator[Work | None, Any, CompletionResult]:
         prompt = self._started(job, req, st)
         if prompt is None:
-            return CompletionResult([], st, req.version)
+            return self._no_model(st, req)
         assert self.caches is not None and self.decoder is not None
         doc = self.caches.get(req.doc_id)
         pre = yield from warm_steps(self.decoder, doc, prompt, job.token, self.settings.prefill_chunk)
-        st.reused_tokens, st.prefill_ms = pre.reused, pre.ms
+        st.set(reused_tokens=pre.reused, prefill_ms=pre.ms)
         return self._finished(job, req, st, [])
 
     def _completion(self, job: Job, req: CompletionRequest,
-                    st: RequestStats) -> Generator[Work | None, Any, CompletionResult]:
+                    st: Meter) -> Generator[Work | None, Any, CompletionResult]:
         prompt = self._started(job, req, st)
         if prompt is None:
-            return CompletionResult([], st, req.version)
+            return self._no_model(st, req)
         assert self.lm is not None and self.caches is not None and self.decoder is not None
         lm, s = self.lm, self.settings
         heal = trailing_blanks(req.text[: max(0, min(req.offset, len(req.text)))])
         line_stop = LineStop(max(1, req.max_lines), frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids)
 
         def stop(ids: list[int], token: int) -> Verdict:  # counts as it goes: a cancelled record shows how far
-            st.decode_tokens = max(st.decode_tokens, len(ids) + 1)
+            if len(ids) + 1 > st.now.decode_tokens:
+                st.set(decode_tokens=len(ids) + 1)
             return line_stop(ids, token)
 
         dec = DecodeSettings(
@@ -355,13 +383,12 @@ class Engine:
             out = yield from complete_steps(self.decoder, doc, prompt, dec, job.token, s.prefill_chunk)
         finally:  # a superseded run's partial answer is still a draft for the next keystroke
             self.drafts.answered(req.doc_id, prompt, [b.ids for b in dec.progress.branches])
-        st.reused_tokens, st.prefill_ms, st.decode_ms = out.reused, out.prefill_ms, out.decode_ms
-        st.decode_tokens = max((len(b.ids) for b in out.branches), default=0)
         c = dec.progress
-        st.decode_steps, st.draft_tokens, st.accepted_tokens = c.steps, c.drafted, c.accepted
-        if c.by_source:
-            st.extra["drafts"] = {k: list(v) for k, v in c.by_source.items()}
-        return self._finished(job, req, st, self._candidates(out.branches, req.text, heal))
+        st.set(reused_tokens=out.reused, prefill_ms=out.prefill_ms, decode_ms=out.decode_ms,
+               decode_tokens=max((len(b.ids) for b in out.branches), default=0), decode_steps=c.steps,
+               draft_tokens=c.drafted, accepted_tokens=c.accepted)
+        extra = {"drafts": {k: list(v) for k, v in c.by_source.items()}} if c.by_source else {}
+        return self._finished(job, req, st, self._candidates(out.branches, req.text, heal), extra)
 
     def _healing(self, heal: str) -> LogitsProcessor:
         """The first token must start with the blanks the prompt left out (see `trailing_blanks`)."""

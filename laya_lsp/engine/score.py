@@ -20,6 +20,7 @@ from mlx_lm.models.cache import KVCache, make_prompt_cache
 from .adapter import decode_model
 from .cache import DocumentCache
 from .decode import CancelToken, DecodeSettings, LogitsProcessor, decode_branches, prefill_chunked
+from .logprobs import log_softmax
 from .model import LoadedModel
 from .stop import Verdict
 
@@ -96,7 +97,7 @@ def score_options(
     cache = borrow(lm, doc, prompt_ids)
     pre = prefill_chunked(lm.model, cache, prompt_ids, chunk, cancel)
     t0 = time.perf_counter()
-    first = pre.logits - mx.logsumexp(pre.logits)
+    first = log_softmax(pre.logits)
     scores: list[OptionScore] = []
     for lo in range(0, len(options_ids), MAX_BATCH):
         cancel.check()
@@ -117,7 +118,7 @@ def _score_batch(lm: LoadedModel, doc: DocumentCache, first: mx.array, options: 
         if len(o) <= 1:
             sums.append(mx.array(0.0))
             continue
-        lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
+        lp = log_softmax(logits)
         sums.append(mx.take_along_axis(lp, mx.array(o[1:])[:, None], axis=-1).sum())
     totals: list[float] = mx.stack(sums).tolist()  # type: ignore[assignment]
     return [OptionScore(f + s, len(o)) for f, s, o in zip(first_lp, totals, options)]

@@ -1,19 +1,76 @@
-"""Per-request timing records and aggregates (what `laya/stats` and `laya-lsp complete` report)."""
+"""Per-request records and aggregates (what `laya/stats` and `laya-lsp complete` report).
+
+The engine measures a job in a `Meter` and hands up frozen `Timings` with its result; the orchestrator adds what
+it knows (source, candidates, post-processing) and books one `RequestStats` per request, once (`StatsBook.book`).
+"""
 
 from __future__ import annotations
 
 import threading
 from collections import deque
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from enum import Enum
+from typing import Any
 
 
-@dataclass
-class RequestStats:
-    id: int
-    doc: str
-    kind: str
-    status: str = "ok"  # ok | cancelled | superseded | dropped | error | skipped
-    source: str = "model"  # model | typed-through | speculative | none
+class _Word(str, Enum):
+    """An enum whose members read as their strings: in f-strings, comparisons and JSON alike."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class Status(_Word):
+    """How a request ended (the `status` of its record)."""
+
+    OK = "ok"
+    SKIPPED = "skipped"  # the syntax layer declined to complete here
+    SUPERSEDED = "superseded"  # a newer request for the same document replaced it
+    CANCELLED = "cancelled"
+    DROPPED = "dropped"  # the scheduler's queue was full
+    LOADING = "loading"  # no model yet: it still loads
+    ERROR = "error"
+
+
+class Source(_Word):
+    """Where a request's answer came from."""
+
+    MODEL = "model"
+    TYPED_THROUGH = "typed-through"
+    SPECULATIVE = "speculative"
+    WARM_UP = "warm-up"
+    BLOCK = "block"  # the block decoded after its first line was answered (first line first)
+    NONE = "none"
+
+
+class Kind(_Word):
+    """What a request asked for."""
+
+    COMPLETION = "completion"
+    INLINE = "inline"
+    SPECULATIVE = "speculative"
+    WARM_UP = "warm-up"
+    BLOCK = "block"
+    DECIDE = "decide"
+    STRUCTURED = "structured"
+    ACTION = "action"
+    CALIBRATE = "calibrate"
+
+
+# How the scheduler's reasons for ending a job early read as statuses (anything else: cancelled).
+ENDED = {"cancelled": Status.CANCELLED, "superseded": Status.SUPERSEDED, "dropped": Status.DROPPED}
+
+
+@dataclass(frozen=True)
+class Timings:
+    """What the engine hands up with a job's result: how it ended and what it cost. Never changed after."""
+
+    status: Status = Status.OK
+    error: str | None = None
     queue_ms: float = 0.0
     debounce_ms: float = 0.0
     prompt_tokens: int = 0
@@ -25,25 +82,58 @@ class RequestStats:
     draft_tokens: int = 0  # tokens drafted for verification (prompt lookup)
     accepted_tokens: int = 0  # of them, the ones the model agreed with
     shared_steps: int = 0  # model steps computed together with other documents' requests
-    postprocess_ms: float = 0.0
-    total_ms: float = 0.0
-    candidates: int = 0
+    total_ms: float = 0.0  # from queueing to the result
     prompt_hash: str = ""  # identifies the exact prompt (same ids, same hash) within one server process
+
+
+class Meter:
+    """What the engine measures while a job runs (on the worker only): a Timings value, replaced as it grows."""
+
+    def __init__(self) -> None:
+        self.now = Timings()
+
+    def set(self, **values: Any) -> None:
+        self.now = replace(self.now, **values)
+
+    def add(self, **deltas: float) -> None:
+        self.now = replace(self.now, **{k: getattr(self.now, k) + v for k, v in deltas.items()})
+
+    def timings(self, status: Status = Status.OK, error: str | None = None, **values: Any) -> Timings:
+        """The job's timings as it ends with `status`."""
+        return replace(self.now, status=status, error=error, **values)
+
+
+@dataclass(frozen=True)
+class RequestStats:
+    """One request's record, built and booked once by the orchestrator (`StatsBook.book`)."""
+
+    id: int
+    doc: str
+    kind: Kind | str
+    source: Source
+    timings: Timings  # the engine's part (zeros for a request answered without engine work)
+    status: Status
     error: str | None = None
-    extra: dict[str, object] = field(default_factory=dict)
+    postprocess_ms: float = 0.0
+    total_ms: float = 0.0  # the engine's total plus post-processing
+    candidates: int = 0
+    extra: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def cancelled(self) -> bool:
-        return self.status in ("cancelled", "dropped")
+        return self.status in (Status.CANCELLED, Status.DROPPED)
 
     @property
     def superseded(self) -> bool:
-        return self.status == "superseded"
+        return self.status is Status.SUPERSEDED
 
     def to_dict(self) -> dict[str, object]:
-        d = asdict(self)
-        d["cancelled"] = self.cancelled
-        d["superseded"] = self.superseded
+        """The record as `laya/stats` lists it: flat, enums as their strings."""
+        d: dict[str, object] = {"id": self.id, "doc": self.doc, "kind": str(getattr(self.kind, "value", self.kind)),
+                                "status": self.status.value, "source": self.source.value}
+        d.update((f.name, getattr(self.timings, f.name)) for f in fields(Timings) if f.name not in ("status", "error"))
+        d.update(postprocess_ms=self.postprocess_ms, total_ms=self.total_ms, candidates=self.candidates,
+                 error=self.error, extra=dict(self.extra), cancelled=self.cancelled, superseded=self.superseded)
         return d
 
 
@@ -84,28 +174,30 @@ class StatsBook:
         self.by_source: dict[str, int] = {}
         self.by_error: dict[str, int] = {}
 
-    def new(self, doc: str, kind: str) -> RequestStats:
+    def book(self, doc: str, kind: Kind | str, source: Source, timings: Timings | None = None, *,
+             status: Status | None = None, error: str | None = None, candidates: int = 0,
+             postprocess_ms: float = 0.0, extra: Mapping[str, object] | None = None) -> RequestStats:
+        """Build a request's record from the engine's timings (none: no engine work) and what the caller adds,
+        keep it, and return it. `status`/`error` override the timings' own."""
+        t = timings or Timings()
         with self._lock:
             rid = self._next_id
             self._next_id += 1
-        return RequestStats(id=rid, doc=doc, kind=kind)
+        st = RequestStats(id=rid, doc=doc, kind=kind, source=source, timings=t, status=status or t.status,
+                          error=error or t.error, postprocess_ms=postprocess_ms, total_ms=t.total_ms + postprocess_ms,
+                          candidates=candidates, extra=dict(extra or {}))
+        self._record(st)
+        return st
 
-    def record(self, st: RequestStats) -> None:
+    def _record(self, st: RequestStats) -> None:
         with self._lock:
             self._recent.append(st)
             t = self.totals
-            t["requests"] += 1
-            t["prompt_tokens"] += st.prompt_tokens
-            t["reused_tokens"] += st.reused_tokens
-            t["decode_tokens"] += st.decode_tokens
-            t["decode_ms"] += st.decode_ms
-            t["prefill_ms"] += st.prefill_ms
-            t["decode_steps"] += st.decode_steps
-            t["draft_tokens"] += st.draft_tokens
-            t["accepted_tokens"] += st.accepted_tokens
-            self.by_status[st.status] = self.by_status.get(st.status, 0) + 1
-            self.by_source[st.source] = self.by_source.get(st.source, 0) + 1
-            if st.status == "error":
+            for key in t:
+                t[key] += 1 if key == "requests" else getattr(st.timings, key)
+            self.by_status[st.status.value] = self.by_status.get(st.status.value, 0) + 1
+            self.by_source[st.source.value] = self.by_source.get(st.source.value, 0) + 1
+            if st.status is Status.ERROR:
                 cause = st.error or "unknown"
                 cause = cause if cause in self.by_error or len(self.by_error) < MAX_ERROR_CAUSES else OTHER_ERRORS
                 self.by_error[cause] = self.by_error.get(cause, 0) + 1
@@ -117,7 +209,7 @@ class StatsBook:
 
     def summary(self) -> dict[str, object]:
         recent = self.recent()
-        ok = [r.total_ms for r in recent if r.status == "ok"]
+        ok = [r.total_ms for r in recent if r.status is Status.OK]
         t = dict(self.totals)
         return {
             **t,

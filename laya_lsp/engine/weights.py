@@ -108,34 +108,53 @@ def head_module(model: nn.Module) -> tuple[str, nn.Module] | None:
     return None
 
 
-def float_head(model: nn.Module, dtype: mx.Dtype) -> int:
-    """Replace a quantized output head by its dequantized copy in `dtype`; the bytes it adds (0: nothing to do).
+QUANTIZED = (nn.QuantizedLinear, nn.QuantizedEmbedding)
 
-    On a CPU the head's matrix-vector products are fastest in fp32 (BLAS): MLX's quantized kernels there cost
-    ~2x per row for one row and grow with every row, while an fp32 product over k rows costs about one
+
+def float_bytes(model: nn.Module, dtype: mx.Dtype) -> int:
+    """The model's size with every quantized layer dequantized to `dtype` (floats already there counted as
+    stored)."""
+    total = 0
+    for _, m in model.named_modules():
+        if isinstance(m, QUANTIZED):
+            total += m.weight.shape[0] * (m.weight.shape[1] * 32 // m.bits) * dtype.size
+        elif not m.children():
+            total += sum(v.nbytes for _, v in _leaves(m.parameters()))
+    return total
+
+
+def dequantize(model: nn.Module, dtype: mx.Dtype, head_only: bool) -> int:
+    """Replace quantized layers (every one, or only the output head) by their dequantized copies in `dtype`;
+    the bytes it adds (0: nothing quantized there).
+
+    On a CPU float products are the fast ones (BLAS): MLX's quantized CPU kernels cost ~3x an fp32 product for
+    one row and grow with every row, so k branches and prompt chunks pay it k (or chunk) times
     (docs/benchmarks.md, "The vocabulary's cost"). A tied embedding becomes a float embedding: its lookups stay
     cheap. The values are the checkpoint's own, so greedy output is the same model's.
     """
-    found = head_module(model)
-    if found is None or not isinstance(found[1], (nn.QuantizedLinear, nn.QuantizedEmbedding)):
-        return 0
-    path, q = found
-    weight = mx.dequantize(q.weight, q.scales, q.biases, group_size=q.group_size, bits=q.bits,
-                           mode=q.mode).astype(dtype)
-    before = sum(v.nbytes for _, v in _leaves(q.parameters()))
-    if isinstance(q, nn.QuantizedEmbedding):
-        head: nn.Module = nn.Embedding(*weight.shape)
-        head.weight = weight
-    else:
-        bias = q.get("bias")
-        head = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None)
-        head.weight = weight
-        if bias is not None:
-            head.bias = bias.astype(dtype)
-    head.eval()
-    mx.eval(head.parameters())
-    model.update_modules(_unflatten([(path, head)]))
-    return int(weight.nbytes - before)
+    head = head_module(model)
+    targets = [head] if head_only and head is not None else [] if head_only else list(model.named_modules())
+    swaps, added = [], 0
+    for path, q in targets:
+        if not isinstance(q, QUANTIZED):
+            continue
+        weight = mx.dequantize(q.weight, q.scales, q.biases, group_size=q.group_size, bits=q.bits,
+                               mode=q.mode).astype(dtype)
+        added += weight.nbytes - sum(v.nbytes for k, v in _leaves(q.parameters()) if k != "bias")
+        if isinstance(q, nn.QuantizedEmbedding):
+            layer: nn.Module = nn.Embedding(*weight.shape)
+        else:
+            bias = q.get("bias")
+            layer = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None)
+            if bias is not None:
+                layer.bias = bias.astype(dtype)
+        layer.weight = weight
+        layer.eval()
+        mx.eval(layer.parameters())
+        swaps.append((path, layer))
+    if swaps:
+        model.update_modules(_unflatten(swaps))
+    return int(added)
 
 
 def _leaves(tree: Any) -> list[tuple[str, mx.array]]:

@@ -27,7 +27,7 @@ from .decode import Cancelled, CancelToken, DecodeSettings, decode_branches, pre
 from .model import LoadedModel
 from .scheduler import Job
 from .score import ConstrainedResult, ScoreResult, borrow, constrained_decode, score_options
-from .stats import RequestStats
+from .stats import ENDED, Meter, Status, Timings
 from .stop import LineStop
 from .tokenizer import whole_characters
 
@@ -42,24 +42,37 @@ class ModelUnavailable(RuntimeError):
     """No model is loaded (the load failed, or none has finished yet)."""
 
 
-@dataclass
+class WorkFailed(RuntimeError):
+    """Work raised on the worker: the exception (`error`, also the cause) and the job's timings up to then."""
+
+    def __init__(self, error: Exception, timings: Timings) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.error = error
+        self.timings = timings
+
+
+def _ms_since(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000
+
+
+@dataclass(frozen=True)
 class WorkResult(Generic[T]):
     """What a work job's future resolves to: the work's value (None when cancelled, superseded or dropped)
-    and the request's stats record."""
+    and what the job cost (the caller books the request's record)."""
 
     value: T | None
-    stats: RequestStats
+    timings: Timings
 
 
 class ModelWork:
     """What work running on the inference worker may do with the model and (optionally) one document's cache."""
 
     def __init__(self, lm: LoadedModel, document: Callable[[], DocumentCache] | None, token: CancelToken,
-                 stats: RequestStats, prefill_chunk: int, suffix_share: float) -> None:
+                 meter: Meter, prefill_chunk: int, suffix_share: float) -> None:
         self._lm = lm
         self._document = document
         self._token = token
-        self.stats = stats
+        self.meter = meter  # this job's timings so far; work may set what only it knows (e.g. tokens kept)
         self._chunk = prefill_chunk
         self._suffix_share = suffix_share
 
@@ -112,7 +125,7 @@ class ModelWork:
         pre, _ = window.prefix_ids(b, text[:offset], budget - len(suf) - b.frame_tokens)
         return b.build(pre, suf).ids or [self.eos_id or 0]
 
-    # -- model operations (each checks the cancel token and adds to the stats record) --------------------
+    # -- model operations (each checks the cancel token and adds to the job's timings) ---------------------
     def score(self, prompt: list[int], options: list[list[int]], in_document: bool = True) -> ScoreResult:
         """Log-likelihood of each option after `prompt`, in one batch (see engine/score.py)."""
         doc = self._document() if self._document and in_document else None
@@ -149,27 +162,21 @@ class ModelWork:
         return res
 
     def _count(self, prompt: int, reused: int, prefill_ms: float, decoded: int, decode_ms: float) -> None:
-        st = self.stats
-        st.prompt_tokens += prompt
-        st.reused_tokens += reused
-        st.prefill_ms += prefill_ms
-        st.decode_tokens += decoded
-        st.decode_ms += decode_ms
+        self.meter.add(prompt_tokens=prompt, reused_tokens=reused, prefill_ms=prefill_ms, decode_tokens=decoded,
+                       decode_ms=decode_ms)
 
 
 def work_job(engine: Engine, kind: str, doc_id: str | None, work: Callable[[ModelWork], Any],
              latest_wins: bool) -> Job:
     """The scheduler job that runs `work` (see `Engine.submit_work`)."""
     key = f"{doc_id}#{kind}" if doc_id and latest_wins else f"{doc_id or ''}#{kind}-{next(_job_numbers)}"
-    st = engine.stats.new(doc_id or "", kind)
+    st = Meter()
 
     def run(job: Job) -> WorkResult[Any]:
-        st.queue_ms = ((job.started or time.perf_counter()) - job.created) * 1000
+        st.set(queue_ms=((job.started or time.perf_counter()) - job.created) * 1000)
         lm, caches = engine.lm, engine.caches
         if lm is None or caches is None:
-            st.status, st.source, st.error = "error", "none", engine.load_error or "no model loaded"
-            engine.stats.record(st)
-            raise ModelUnavailable(st.error)
+            raise ModelUnavailable(engine.load_error or "no model loaded")
         document = (lambda: caches.get(doc_id)) if doc_id else None
         model = ModelWork(lm, document, job.token, st, engine.settings.prefill_chunk, engine.settings.suffix_share)
         try:
@@ -177,20 +184,13 @@ def work_job(engine: Engine, kind: str, doc_id: str | None, work: Callable[[Mode
             if doc_id:
                 caches.enforce_budget(keep=doc_id)
         except Cancelled:
-            raise  # recorded by `dropped`
+            raise  # answered by `dropped`
         except Exception as exc:
-            st.status, st.error = "error", f"{type(exc).__name__}: {exc}"
-            st.total_ms = (time.perf_counter() - job.created) * 1000
-            engine.stats.record(st)
-            raise
-        st.total_ms = (time.perf_counter() - job.created) * 1000
-        engine.stats.record(st)
-        return WorkResult(value, st)
+            cause = f"{type(exc).__name__}: {exc}"
+            raise WorkFailed(exc, st.timings(Status.ERROR, cause, total_ms=_ms_since(job.created))) from exc
+        return WorkResult(value, st.timings(total_ms=_ms_since(job.created)))
 
     def dropped(job: Job, reason: str) -> WorkResult[Any]:
-        st.status = reason if reason in ("cancelled", "superseded", "dropped") else "cancelled"
-        st.total_ms = (time.perf_counter() - job.created) * 1000
-        engine.stats.record(st)
-        return WorkResult(None, st)
+        return WorkResult(None, st.timings(ENDED.get(reason, Status.CANCELLED), total_ms=_ms_since(job.created)))
 
     return Job(key=key, run=run, on_drop=dropped)

@@ -24,7 +24,7 @@ from .. import __version__
 from ..config import Settings
 from ..decisions import structured
 from ..decisions.decide import DecideRequest as Decide
-from ..decisions.decide import DecisionError, parse_options
+from ..decisions.decide import DecisionError
 from ..orchestrator import Caller, ClientGone, NotReady, Orchestrator, Superseded
 from . import models as m
 from .admission import Admission, QueueFull, Slot
@@ -67,7 +67,7 @@ class Front:
         self.options = options
         self.sessions = Sessions(orchestrator.completions, options.max_sessions)
         self.admission = Admission(options.max_in_flight, options.max_queue)
-        stats = orchestrator.engine.stats
+        stats = orchestrator.book
         self.admission.typical_ms = lambda: float(stats.summary()["p50_total_ms"]) or 1000.0  # type: ignore[arg-type]
 
     async def admitted(self, request: Request) -> tuple[Slot, Caller, float]:
@@ -112,19 +112,16 @@ class Front:
 
     # -- decisions ---------------------------------------------------------------------------------------
     def _decide_request(self, body: m.DecideRequest) -> tuple[Decide, str | None]:
+        choices = [c if isinstance(c, str) else c.model_dump(exclude_none=True) for c in body.choices]
+        opts: dict[str, Any] = {"threshold": body.threshold, "normalize": body.normalize,
+                                "temperature": body.temperature}
+        text, offset = body.located() if body.context is None else (None, 0)
         try:
-            options = parse_options([c if isinstance(c, str) else c.model_dump(exclude_none=True)
-                                     for c in body.choices])
+            if text is None:
+                return self.orchestrator.decisions.decide_request(choices, context=body.context, **opts), None
+            return self.orchestrator.decisions.decide_request(choices, text=text, offset=offset, **opts), text
         except DecisionError as exc:
             raise HTTPException(422, detail=str(exc)) from None
-        s = self.settings
-        threshold = s.decision_threshold if body.threshold is None else body.threshold
-        common: dict[str, Any] = {"options": options, "threshold": threshold, "max_tokens": s.decision_tokens,
-                                  "normalize": body.normalize, "temperature": body.temperature}
-        if body.context is not None:
-            return Decide(prefix=body.context, **common), None
-        text, offset = body.located()
-        return Decide(prefix=text[:offset], suffix=text[offset:], document=True, **common), text
 
     async def decide(self, body: m.DecideRequest, request: Request) -> m.DecideResponse:
         t0 = time.perf_counter()

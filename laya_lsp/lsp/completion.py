@@ -84,7 +84,8 @@ def _detail(ls: LayaServer, answer: Completion) -> str:
     st = answer.stats
     if st.source != "model":
         return f"laya · {name} · {st.source}"
-    return f"laya · {name} · {st.total_ms:.0f} ms ({st.reused_tokens}/{st.prompt_tokens} tokens cached)"
+    t = st.timings
+    return f"laya · {name} · {st.total_ms:.0f} ms ({t.reused_tokens}/{t.prompt_tokens} tokens cached)"
 
 
 def to_completion_items(ls: LayaServer, cur: Cursor, answer: Completion) -> list[lsp.CompletionItem]:

@@ -17,9 +17,11 @@ from concurrent.futures import Future
 from typing import Any
 
 from ..config import Settings
-from ..engine import Engine
-from .completion import Completion, CompletionFlow, Suggestion
+from ..engine import Engine, StatsBook
+from .answers import Completion, Suggestion
+from .completion import CompletionFlow
 from .decisions import DecisionFlow
+from .records import Records
 from .report import CACHE_WAIT_S, engine_report
 from .waiting import MODEL_LOADING, POLL_S, Caller, ClientGone, ModelGate, NotReady, Superseded
 
@@ -43,9 +45,11 @@ class Orchestrator:
     def __init__(self, engine: Engine, settings: Callable[[], Settings]) -> None:
         self.engine = engine
         self.settings = settings
-        self.gate = ModelGate(engine)
-        self.completions = CompletionFlow(engine, settings, self.gate)
-        self.decisions = DecisionFlow(engine, settings, self.gate)
+        self.book = StatsBook()  # one record per request, booked by the flows (records.py)
+        records = Records(self.book)
+        self.gate = ModelGate(engine, records)
+        self.completions = CompletionFlow(engine, settings, self.gate, records)
+        self.decisions = DecisionFlow(engine, settings, self.gate, records)
         self._last_report: dict[str, dict[str, int]] = {}
 
     def loading(self, load: Future) -> None:
@@ -54,7 +58,7 @@ class Orchestrator:
 
     def sizes(self) -> dict[str, int]:
         """How much per-request state is kept (for the memory report: each of these must stay bounded)."""
-        return {"statsKept": len(self.engine.stats.recent()), "crossFileChunks": len(self.completions.context.ring),
+        return {"statsKept": len(self.book.recent()), "crossFileChunks": len(self.completions.context.ring),
                 "trackedDocuments": self.completions.tracked()}
 
     async def report(self, recent: int = 50, reset: bool = False,
@@ -63,4 +67,4 @@ class Orchestrator:
         sizes are not waited for: the last snapshot is reported."""
         budget = int(self.settings().cache_budget_mb * 2**20)
         wait = 0.0 if self.gate.busy else cache_wait_s
-        return await engine_report(self.engine, budget, recent, reset, self._last_report, wait)
+        return await engine_report(self.engine, self.book, budget, recent, reset, self._last_report, wait)

@@ -22,41 +22,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..config import Settings
-from ..engine import CompletionRequest, CompletionResult, Engine, Job, RequestStats
-from ..syntax import CompletionPlan, SyntaxDocument, plan_completion, postprocess_detailed
+from ..engine import CompletionRequest, CompletionResult, Engine, Job, Source, Status
+from ..syntax import CompletionPlan, SyntaxDocument, plan_completion
+from .answers import Completion, Suggestion, clean
 from .prompt_context import PromptContext
+from .records import Records
 from .waiting import Caller, ClientGone, ModelGate, wait_job
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Suggestion:
-    """One cleaned candidate: `text` is inserted at the cursor."""
-
-    text: str
-    logprob: float
-    rules: list[str] = field(default_factory=list)
-    fixed: bool = False
-
-
-@dataclass
-class Completion:
-    """What one completion request gets: cleaned suggestions and the request's stats record (its source,
-    status, error and timings, as `laya/stats` lists it)."""
-
-    suggestions: list[Suggestion]
-    stats: RequestStats
-    plan: CompletionPlan | None = None  # None when the request never got as far as planning
-    result: CompletionResult | None = None  # the engine's raw candidates, when the model ran for this request
-    rejected: dict[str, int] = field(default_factory=dict)
-    failure: str | None = None  # an engine fault while answering (a bug): worth telling the user
 
 
 @dataclass
@@ -106,10 +84,11 @@ def _always() -> bool:
 class CompletionFlow:
     """Plans, queues and post-processes completions; keeps the per-document state the tricks need."""
 
-    def __init__(self, engine: Engine, settings: Callable[[], Settings], gate: ModelGate) -> None:
+    def __init__(self, engine: Engine, settings: Callable[[], Settings], gate: ModelGate, records: Records) -> None:
         self.engine = engine
         self.settings = settings
         self.gate = gate
+        self.records = records
         self.context = PromptContext()
         self._shown: dict[str, _Shown] = {}  # the last answer sent, per document
         self._spec: dict[str, _Shown] = {}  # the speculative answer for "top line accepted", per document
@@ -161,6 +140,7 @@ class CompletionFlow:
         refused = await self.gate.refusal(doc_id, kind)
         if refused is not None:
             return Completion([], refused)
+        answer: Completion | None = None
         for _attempt in range(2):
             if not current():
                 return None
@@ -168,28 +148,41 @@ class CompletionFlow:
             if ticket.immediate is not None:
                 return ticket.immediate
             if ticket.job is None:
-                return Completion([], self._record(doc_id, kind, "none", ticket.plan.reason, "skipped"), ticket.plan)
+                return Completion([], self.records.plain(doc_id, kind, Source.NONE, ticket.plan.reason,
+                                                         Status.SKIPPED), ticket.plan)
             if not ticket.shared and caller.hold is not None:
                 caller.hold(ticket.job.future)
-            try:
-                result: CompletionResult = await wait_job(self.engine, ticket.job, caller, cancel=not ticket.shared)
-            except ClientGone:
-                raise
-            except Exception as exc:  # a fault in the model call: answered empty, the front tells the user
-                log.exception("completion failed")
-                st = self._record(doc_id, kind, "none", ticket.plan.reason, "error")
-                st.error = f"{type(exc).__name__}: {exc}"
-                return Completion([], st, ticket.plan, failure=f"completion failed: {st.error}")
-            if not current():
-                return None
-            if result.stats.status != "ok":
-                return Completion([], result.stats, ticket.plan, result)
-            answer = self._finish(doc, offset, ticket.plan, result, doc_id if remember else None, ticket.typed,
-                                  ticket.block)
-            if not (ticket.shared and not answer.suggestions):
+            answer = await self._answer(doc_id, doc, offset, kind, ticket, current, remember, caller)
+            if answer is None or not (ticket.shared and not answer.suggestions):
                 return answer
             # The user typed past what the running generation predicted: ask the model for this text.
         return answer
+
+    async def _answer(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, ticket: _Ticket,
+                      current: Callable[[], bool], remember: bool, caller: Caller) -> Completion | None:
+        """Wait for the ticket's job and answer from it, booking the request's record once on every path."""
+        assert ticket.job is not None
+        own, booked = not ticket.shared, False  # the request that started a job accounts for its cost
+        try:
+            try:
+                result: CompletionResult = await wait_job(self.engine, ticket.job, caller, cancel=own)
+            except ClientGone:
+                raise
+            except Exception as exc:  # a fault in the model call: answered empty, the front tells the user
+                log.error("completion failed: %s", exc, exc_info=not hasattr(exc, "timings"))
+                st = self.records.failed(doc_id, kind, ticket.plan.reason, exc, own)
+                booked = True
+                return Completion([], st, ticket.plan, failure=f"completion failed: {st.error}")
+            if not current():
+                return None
+            booked = True
+            if result.timings.status is not Status.OK:
+                st = self.records.answered(doc_id, kind, Source.NONE, result, ticket.plan.reason, own=own)
+                return Completion([], st, ticket.plan, result)
+            return self._finish(doc, offset, ticket.plan, result, doc_id, kind, ticket, remember, own)
+        finally:
+            if own and not booked:
+                self.records.when_done(ticket.job, doc_id, kind, Source.MODEL, ticket.plan.reason)
 
     def _start(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, version: int | None,
                debounce: bool, remember: bool, typing: bool = False) -> _Ticket:
@@ -202,7 +195,7 @@ class CompletionFlow:
                 hit = self._reuse(entry, prefix, suffix)
                 if hit is not None:
                     plan = entry.answer.plan if entry and entry.answer.plan else CompletionPlan(True, source)
-                    st = self._record(doc_id, kind, source, plan.reason)
+                    st = self.records.plain(doc_id, kind, Source(source), plan.reason)
                     return _Ticket(plan, immediate=Completion(hit, st, plan))
             running = self._inflight.get(doc_id)
             typed = _typed_since(running.prefix, running.suffix, prefix, suffix) if running else None
@@ -259,67 +252,33 @@ class CompletionFlow:
                 if x.text.startswith(typed) and x.text[len(typed):].strip()]
         return rest or None
 
-    def _finish(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult,
-                doc_id: str | None, typed: str, block: bool = False) -> Completion:
-        """Clean raw candidates against the document; remember the answer and start speculating (or, after a
-        block's first line, decoding the block)."""
+    def _finish(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult, doc_id: str,
+                kind: str, ticket: _Ticket, remember: bool, own: bool) -> Completion:
+        """Clean raw candidates against the document and book the request; remember the answer and start
+        speculating (or, after a block's first line, decoding the block)."""
+        typed, block = ticket.typed, ticket.block
         if typed:
             # A shared running job: keep what the user typed through, trimmed.
             kept = [replace(c, text=c.text[len(typed):]) for c in result.candidates
                     if c.text.startswith(typed) and c.text[len(typed):].strip()]
-            result = CompletionResult(kept, result.stats, result.version)
-        answer = self._clean(doc, offset, plan, result)
-        if typed:
-            answer.stats = self._record(doc_id or "", result.stats.kind, "typed-through", plan.reason)
-        if doc_id is not None and answer.suggestions:
+            result = replace(result, candidates=kept)
+        answer = self._cleaned(doc, offset, plan, result)
+        source = Source.TYPED_THROUGH if typed else Source.MODEL
+        first_line = block and not typed and remember and bool(answer.suggestions)
+        cleaning = {**answer.cleaning(), **({"first_line_first": True} if first_line else {})}
+        answer.stats = self.records.answered(doc_id, kind, source, result, plan.reason, own=own,
+                                             postprocess_ms=answer.postprocess_ms, extra=cleaning)
+        if remember and answer.suggestions:
             self._shown[doc_id] = _Shown(doc.text[:offset], doc.text[offset:], answer)
-            if block and not typed:
-                answer.stats.extra["first_line_first"] = True
+            if first_line:
                 self._continue_block(doc_id, doc, offset, plan, len(result.candidates))
             elif self.settings().speculative and not typed:
                 self._speculate(doc_id, doc, offset, answer)
         return answer
 
-    def _clean(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Completion:
-        t0 = time.perf_counter()
-        raw = [c.text for c in result.candidates]
-        if not self.settings().postprocess:
-            return Completion(self._raw(result, plan), result.stats, plan, result)
-        detailed = postprocess_detailed(doc, offset, raw, plan, self.settings().syntax())
-        suggestions = [
-            Suggestion(c.text, result.candidates[c.source_index].logprob, c.rules, c.fixed)
-            for c in detailed.candidates
-        ]
-        rejected: dict[str, int] = {}
-        for r in detailed.rejected:
-            rejected[r.reason] = rejected.get(r.reason, 0) + 1
-        st = result.stats
-        st.postprocess_ms = (time.perf_counter() - t0) * 1000
-        st.total_ms += st.postprocess_ms
-        st.extra["rejected"] = rejected
-        st.extra["plan"] = plan.reason
-        st.extra["top_rules"] = suggestions[0].rules if suggestions else []
-        return Completion(suggestions, st, plan, result, rejected)
-
-    @staticmethod
-    def _raw(result: CompletionResult, plan: CompletionPlan) -> list[Suggestion]:
-        """Model text cut to the plan's line count only (leading blank lines are not counted)."""
-        limit = plan.max_lines if plan.multiline else 1
-        suggestions: list[Suggestion] = []
-        for cand in result.candidates:
-            lines = cand.text.split("\n")
-            first = next((i for i, line in enumerate(lines) if line.strip()), 0)
-            cut = "\n".join(lines[: first + limit])
-            if cut.strip() and cut not in {s.text for s in suggestions}:
-                suggestions.append(Suggestion(cut, cand.logprob))
-        return suggestions
-
-    def _record(self, doc_id: str, kind: str, source: str, reason: str, status: str = "ok") -> RequestStats:
-        """A stats record for a request answered without a model run of its own."""
-        st = self.engine.stats.new(doc_id, kind)
-        st.status, st.source, st.extra["plan"] = status, source, reason
-        self.engine.stats.record(st)
-        return st
+    def _cleaned(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Completion:
+        s = self.settings()
+        return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None)
 
     # -- background work ---------------------------------------------------------------------------------
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
@@ -348,12 +307,13 @@ class CompletionFlow:
         """Clean the speculative candidates here, on the event loop: the inference worker goes on to real work."""
         try:
             result: CompletionResult = await wait_job(self.engine, job, Caller(), cancel=False)
-        except Exception:  # noqa: BLE001 - a failed speculation is only a missed shortcut
+        except Exception as exc:  # noqa: BLE001 - a failed speculation is only a missed shortcut
+            self.records.failed(doc_id, "speculative", plan.reason, exc, own=True)
             return
-        if not result.candidates or doc_id not in self._shown:  # (closed meanwhile: nothing to keep it for)
-            return
-        spec = self._clean(hyp, offset, plan, result)
-        if spec.suggestions:
+        spec = self._cleaned(hyp, offset, plan, result) if result.candidates else None
+        self.records.answered(doc_id, "speculative", Source.SPECULATIVE, result, plan.reason, own=True,
+                              postprocess_ms=spec.postprocess_ms if spec else 0.0)
+        if spec is not None and spec.suggestions and doc_id in self._shown:  # (closed meanwhile: nothing to keep)
             self._spec[doc_id] = _Shown(hyp.text[:offset], hyp.text[offset:], spec)
 
     def _continue_block(self, doc_id: str, doc: SyntaxDocument, offset: int, plan: CompletionPlan,
@@ -370,13 +330,15 @@ class CompletionFlow:
         speculation for its top line accepted starts from it."""
         try:
             result: CompletionResult = await wait_job(self.engine, job, Caller(), cancel=False)
-        except Exception:  # noqa: BLE001 - a failed block is only a missed shortcut
+        except Exception as exc:  # noqa: BLE001 - a failed block is only a missed shortcut
+            self.records.failed(doc_id, "block", plan.reason, exc, own=True)
             return
+        block = self._cleaned(doc, offset, plan, result) if result.candidates else None
+        self.records.answered(doc_id, "block", Source.BLOCK, result, plan.reason, own=True,
+                              postprocess_ms=block.postprocess_ms if block else 0.0)
         shown = self._shown.get(doc_id)
-        if not result.candidates or shown is None or (shown.prefix, shown.suffix) != (doc.text[:offset],
-                                                                                       doc.text[offset:]):
+        if block is None or shown is None or (shown.prefix, shown.suffix) != (doc.text[:offset], doc.text[offset:]):
             return
-        block = self._clean(doc, offset, plan, result)
         if block.suggestions:
             self._shown[doc_id] = _Shown(shown.prefix, shown.suffix, block)
             if self.settings().speculative:
@@ -398,5 +360,6 @@ class CompletionFlow:
 
     def _prefill(self, doc_id: str, doc: SyntaxDocument, offset: int) -> None:
         plan = CompletionPlan(True, "warm-up")
-        self.engine.prefill(self.request_for(doc_id, doc, offset, "warm-up", plan, None, debounce=False,
-                                             background=True, source="warm-up"))
+        job = self.engine.prefill(self.request_for(doc_id, doc, offset, "warm-up", plan, None, debounce=False,
+                                                   background=True, source="warm-up"))
+        self.records.when_done(job, doc_id, "warm-up", Source.WARM_UP, plan.reason)

@@ -15,9 +15,20 @@ from typing import Any
 
 from ..config import Settings
 from ..decisions import actions, fallback, resolve, structured
-from ..decisions.decide import DecideRequest, Decision, decide_with
-from ..engine import Engine, ModelUnavailable, ModelWork, RequestStats, WorkResult
+from ..decisions.decide import DecideRequest, Decision, decide_with, parse_options
+from ..engine import (
+    Engine,
+    Job,
+    ModelUnavailable,
+    ModelWork,
+    RequestStats,
+    Source,
+    Status,
+    WorkFailed,
+    WorkResult,
+)
 from ..syntax import SyntaxDocument
+from .records import Records
 from .waiting import Caller, ModelGate, NotReady, Superseded, wait_job
 
 log = logging.getLogger(__name__)
@@ -30,38 +41,76 @@ FALLBACK_PROMPT_CHARS = 6000
 class DecisionFlow:
     """Runs decide, structured and code-action work on the engine; knows neither LSP nor HTTP."""
 
-    def __init__(self, engine: Engine, settings: Callable[[], Settings], gate: ModelGate) -> None:
+    def __init__(self, engine: Engine, settings: Callable[[], Settings], gate: ModelGate, records: Records) -> None:
         self.engine = engine
         self.settings = settings
         self.gate = gate
+        self.book = records.book
 
     async def _work(self, kind: str, doc_id: str | None, work: Callable[[ModelWork], Any], caller: Caller,
-                    latest_wins: bool = False) -> tuple[Any, RequestStats]:
-        """What `work` returned (never None) and the request's stats record."""
+                    latest_wins: bool = False,
+                    describe: Callable[[Any], tuple[int, dict[str, object]]] | None = None) -> tuple[Any, RequestStats]:
+        """What `work` returned (never None) and the request's record, booked once: `describe(value)` gives its
+        candidate count and extra fields. An error in the work is re-raised as itself."""
         refused = await self.gate.refusal(doc_id or "", kind)
         if refused is not None:
-            raise NotReady(refused.error or "", refused.status == "loading")
+            raise NotReady(refused.error or "", refused.status is Status.LOADING)
         job = self.engine.submit_work(kind, doc_id, work, latest_wins)
         if caller.hold is not None:
             caller.hold(job.future)
+        doc = doc_id or ""
         try:
             out: WorkResult[Any] = await wait_job(self.engine, job, caller)
         except ModelUnavailable as exc:  # the model went away between the check and the run
+            self.book.book(doc, kind, Source.NONE, status=Status.ERROR, error=str(exc))
             raise NotReady(str(exc), loading=False) from None
+        except WorkFailed as exc:
+            self.book.book(doc, kind, Source.NONE, exc.timings)
+            raise exc.error from None
+        except BaseException:  # the caller left: its job's record is booked when the job ends
+            self._book_when_done(job, doc, kind)
+            raise
         if out.value is None:
-            raise Superseded(out.stats.status)
-        return out.value, out.stats
+            self.book.book(doc, kind, Source.MODEL, out.timings)
+            raise Superseded(out.timings.status.value)
+        candidates, extra = describe(out.value) if describe else (0, {})
+        return out.value, self.book.book(doc, kind, Source.MODEL, out.timings, candidates=candidates, extra=extra)
+
+    def _book_when_done(self, job: Job, doc: str, kind: str) -> None:
+        def done(fut: Any) -> None:
+            exc = fut.exception()
+            if exc is None:
+                self.book.book(doc, kind, Source.MODEL, fut.result().timings)
+            else:
+                self.book.book(doc, kind, Source.NONE, getattr(exc, "timings", None), status=Status.ERROR,
+                               error=str(exc))
+
+        job.future.add_done_callback(done)
+
+    def decide_request(self, choices: Any, *, context: str | None = None, text: str = "", offset: int = 0,
+                       doc_id: str | None = None, threshold: float | None = None, normalize: str | None = None,
+                       temperature: float | None = None) -> DecideRequest:
+        """The `decide` request every front builds here (defaults from the settings in force): over `context`
+        text, or over a document `text` with the cursor at `offset`. Raises DecisionError for bad choices."""
+        s = self.settings()
+        common: dict[str, Any] = {
+            "options": parse_options(choices), "max_tokens": s.decision_tokens, "normalize": normalize,
+            "threshold": s.decision_threshold if threshold is None else float(threshold), "temperature": temperature,
+        }
+        if context is not None:
+            return DecideRequest(prefix=context, **common)
+        return DecideRequest(prefix=text[:offset], suffix=text[offset:], document=True, doc_id=doc_id, **common)
 
     async def decide(self, req: DecideRequest, caller: Caller | None = None) -> tuple[dict[str, Any], RequestStats]:
         """The decision as JSON (the hand-off tier applied when confidence is low) and its stats record."""
 
         def work(model: ModelWork) -> Decision:
-            d = decide_with(model, req)
-            model.stats.candidates = len(req.options)
-            model.stats.extra.update(choice=d.choice, confidence=round(d.confidence, 4))
-            return d
+            return decide_with(model, req)
 
-        decision, stats = await self._work("decide", req.doc_id, work, caller or Caller())
+        def describe(d: Decision) -> tuple[int, dict[str, object]]:
+            return len(req.options), {"choice": d.choice, "confidence": round(d.confidence, 4)}
+
+        decision, stats = await self._work("decide", req.doc_id, work, caller or Caller(), describe=describe)
         answer = decision.to_json()
         fb = self.settings().fallback
         if fallback.wanted(fb, decision.confidence):
@@ -79,11 +128,13 @@ class DecisionFlow:
 
         def work(model: ModelWork) -> structured.StructuredResult:
             r = structured.structured_with(model, prompt, schema, prepared, max_tokens, s.decision_tokens)
-            model.stats.decode_tokens = r.tokens  # the value's tokens, with those the grammar closed it with
-            model.stats.extra.update(mask_ms_per_token=round(r.mask_ms_per_token, 4), truncated=r.closed_by_grammar)
+            model.meter.set(decode_tokens=r.tokens)  # the value's tokens, with those the grammar closed it with
             return r
 
-        result, stats = await self._work("structured", None, work, caller or Caller())
+        def describe(r: structured.StructuredResult) -> tuple[int, dict[str, object]]:
+            return 0, {"mask_ms_per_token": round(r.mask_ms_per_token, 4), "truncated": r.closed_by_grammar}
+
+        result, stats = await self._work("structured", None, work, caller or Caller(), describe=describe)
         if fallback.wanted(s.fallback, result.confidence):
             await asyncio.to_thread(fallback.handoff_structured, s.fallback, prompt, schema, max_tokens, result)
         return result.to_json(), stats
@@ -95,11 +146,11 @@ class DecisionFlow:
         s = self.settings()
 
         def work(model: ModelWork) -> resolve.Resolution:
-            model.stats.extra["action"] = data.get("laya")
             return resolve.resolve_with(model, doc, data, s, uri)
 
         try:
-            res, _stats = await self._work("action", uri, work, caller or Caller(), latest_wins=True)
+            res, _stats = await self._work("action", uri, work, caller or Caller(), latest_wins=True,
+                                           describe=lambda _r: (0, {"action": data.get("laya")}))
         except (NotReady, Superseded):
             return None
         except (KeyError, TypeError, ValueError, IndexError) as exc:  # data the client altered

@@ -7,12 +7,12 @@ from dataclasses import asdict
 from typing import Any
 
 from ..blas import active_blas
-from ..engine import Engine
+from ..engine import Engine, StatsBook
 
 CACHE_WAIT_S = 0.5
 
 
-async def engine_report(engine: Engine, cache_budget_bytes: int, recent: int = 50, reset: bool = False,
+async def engine_report(engine: Engine, book: StatsBook, cache_budget_bytes: int, recent: int = 50, reset: bool = False,
                         last: dict[str, dict[str, int]] | None = None,
                         cache_wait_s: float | None = CACHE_WAIT_S) -> dict[str, Any]:
     """Recent requests and aggregates, cache bytes per document, the scheduler's queue, the model, the BLAS.
@@ -34,18 +34,19 @@ async def engine_report(engine: Engine, cache_budget_bytes: int, recent: int = 5
         model = {k: v for k, v in asdict(info).items() if k not in ("timings", "repo_level")}
         model.update(info.timings)
     out: dict[str, Any] = {
-        "summary": engine.stats.summary(),
-        "recent": [r.to_dict() for r in engine.stats.recent(recent)] if recent else [],
+        "summary": book.summary(),
+        "recent": [r.to_dict() for r in book.recent(recent)] if recent else [],
         "documents": [{"uri": uri, "cacheBytes": b} for uri, b in cache_bytes.items()],
         "cacheBytesTotal": sum(cache_bytes.values()),
         "cacheBytesStale": stale,
         "cacheBudgetBytes": cache_budget_bytes,
         "evictions": engine.evictions,
         "queue": engine.queue_state(),
+        "steps": engine.step_traces(),
         "model": model,
         "loadError": engine.load_error,
         "blas": active_blas(),
     }
     if reset:
-        engine.stats.reset()
+        book.reset()
     return out

@@ -13,7 +13,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import Engine, Job, RequestStats
+from ..engine import Engine, Job, RequestStats, Source, Status
+from .records import Records
 
 POLL_S = 0.02  # how often a waiting request checks that its client is still there
 # Long enough for a large model on a busy machine; past it a request is answered "model loading" instead of
@@ -75,8 +76,9 @@ async def wait_job(engine: Engine, job: Job, caller: Caller, cancel: bool = True
 class ModelGate:
     """Whether the engine's model can answer; a request that arrives while a model loads waits for the load."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, records: Records) -> None:
         self.engine = engine
+        self.records = records
         self._load: Future | None = None
 
     def loading(self, load: Future) -> None:
@@ -94,10 +96,8 @@ class ModelGate:
         reason = await self.wait(MODEL_WAIT_S)
         if reason is None:
             return None
-        st = self.engine.stats.new(doc_id, kind)
-        st.status, st.source, st.error = ("loading" if self.busy else "error"), "none", reason
-        self.engine.stats.record(st)
-        return st
+        status = Status.LOADING if self.busy else Status.ERROR
+        return self.records.plain(doc_id, kind, Source.NONE, "no model", status, error=reason)
 
     async def wait(self, bound: float | None) -> str | None:
         """None when a model can answer now; else why not: MODEL_LOADING (still loading after `bound`

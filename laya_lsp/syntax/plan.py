@@ -133,7 +133,13 @@ def plan_completion(doc: SyntaxDocument, offset: int, settings: SyntaxSettings |
         return CompletionPlan(**{**single.__dict__, "reason": "in_comment" if ctx.in_comment else "in_string"})
     if not settings.multiline:
         return single
+    return _block_or(single, doc, ctx, settings)
 
+
+def _block_or(single: CompletionPlan, doc: SyntaxDocument, ctx: CursorContext,
+              settings: SyntaxSettings) -> CompletionPlan:
+    """A block plan where the cursor starts one (after a decorator, in an empty document or block, after an
+    opener whose body is empty), else `single`."""
     reason: str | None = None
     if doc.spec.indentation_syntax and _decorates_nothing_yet(ctx):
         return CompletionPlan(

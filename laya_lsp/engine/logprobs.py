@@ -1,0 +1,22 @@
+"""Log-probabilities over the vocabulary, the one vocabulary-wide computation of a decode step besides the head."""
+
+from __future__ import annotations
+
+import mlx.core as mx
+import numpy as np
+
+
+def log_softmax(logits: mx.array) -> mx.array:
+    """Log-probabilities over the last axis (the vocabulary), evaluated.
+
+    On a CPU the normaliser is computed with numpy, whose vectorised exp is ~30x MLX's CPU exp: over Qwen's 151,936
+    tokens MLX's logsumexp cost more than the output head itself (docs/benchmarks.md, "The vocabulary's cost").
+    Elsewhere MLX's own (no copy off the device)."""
+    if mx.default_device() != mx.cpu:
+        return logits - mx.logsumexp(logits, axis=-1, keepdims=True)
+    x = np.array(logits.astype(mx.float32), copy=False)
+    top = x.max(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):  # (a row masked to -inf everywhere stays -inf)
+        norm = np.log(np.exp(x - np.where(np.isfinite(top), top, 0)).sum(axis=-1, keepdims=True))
+        norm += np.where(np.isfinite(top), top, 0)
+    return logits - mx.array(norm).astype(logits.dtype)
