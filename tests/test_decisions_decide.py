@@ -79,6 +79,11 @@ async def test_document_position_shares_the_document_cache_without_disturbing_it
     {"context": "x", "choices": [{"id": "a"}, {"id": "a"}]},
     {"choices": [{"id": "a"}, {"id": "b"}]},
     {"context": "x", "choices": [{"id": "a"}, {"id": "b"}], "threshold": 2},
+    {"context": "x", "choices": [{"id": "a"}, {"id": "b"}], "threshold": True},
+    {"context": "x", "choices": [{"id": "a"}, {"id": "b"}], "normalize": "max"},
+    {"context": "x", "choices": [{"id": "a"}, {"id": "b"}], "temperature": "1"},
+    {"textDocument": {"uri": "file:///x.py"}, "position": {"line": "0", "character": 0},
+     "choices": [{"id": "a"}, {"id": "b"}]},
     {"textDocument": {"uri": "file:///not-open.py"}, "position": {"line": 0, "character": 0},
      "choices": [{"id": "a"}, {"id": "b"}]},
 ])
@@ -86,6 +91,16 @@ async def test_bad_params_are_invalid_params(client: LanguageClient, params: dic
     with pytest.raises(JsonRpcException) as err:
         await decide(client, params)
     assert err.value.code == -32602
+
+
+async def test_a_bad_field_is_named(client: LanguageClient):
+    """Params are typed (lsp/params.py): the answer says which field is wrong and why."""
+    with pytest.raises(JsonRpcException) as err:
+        await decide(client, {"context": "x", "choices": ["a", "b"], "threshold": 1.5})
+    assert "threshold must be between 0 and 1, got 1.5" in str(err.value)
+    with pytest.raises(JsonRpcException) as err:
+        await decide(client, {"context": "x", "choices": ["a", "b"], "temperature": True})
+    assert "expected float" in str(err.value) and "params.temperature" in str(err.value)
 
 
 DEFAULT_READY = (DEFAULT_MODEL_DIR / "config.json").exists()

@@ -85,6 +85,9 @@ async def test_document_range_is_the_prompt(client: LanguageClient):
     {"prompt": "x", "schema": "not an object"},
     {"schema": {"type": "integer"}},
     {"prompt": "x", "schema": {"type": "integer"}, "maxTokens": 0},
+    {"prompt": "x", "schema": {"type": "integer"}, "maxTokens": "5"},
+    {"prompt": 5, "schema": {"type": "integer"}},
+    {"prompt": "x", "schema": {"type": "integer"}, "textDocument": {"uri": "file:///x.py"}},
 ])
 async def test_bad_params_are_invalid_params(client: LanguageClient, params: dict):
     with pytest.raises(JsonRpcException) as err:

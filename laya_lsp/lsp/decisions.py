@@ -9,7 +9,6 @@ import logging
 from typing import Any
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcInvalidParams
 
 from ..decisions import actions, structured
 from ..decisions.decide import DecideRequest, DecisionError
@@ -17,6 +16,7 @@ from ..orchestrator import NotReady, Superseded
 from ..syntax import SyntaxDocument
 from .completion import locate
 from .documents import LayaDocument, open_document
+from .params import DecideParams, StructuredParams, invalid, structure
 from .server import LayaServer
 
 log = logging.getLogger(__name__)
@@ -25,47 +25,23 @@ DECIDE_METHOD = "laya/decide"
 STRUCTURED_METHOD = "laya/structured"
 
 
-def _invalid(message: str) -> JsonRpcInvalidParams:
-    exc = JsonRpcInvalidParams()
-    exc.message = message
-    return exc
-
-
 # -- laya/decide -----------------------------------------------------------------------------------------
 
-def _decide_request(ls: LayaServer, params: Any) -> DecideRequest:
-    if not isinstance(params, dict):
-        raise _invalid("laya/decide params must be an object")
-    threshold = params.get("threshold")
-    if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))
-                                  or not 0 <= threshold <= 1):
-        raise _invalid("threshold must be a number between 0 and 1")
-    normalize = params.get("normalize")
-    if normalize not in (None, "total", "mean"):
-        raise _invalid('normalize must be "total" or "mean"')
-    temperature = params.get("temperature")
-    if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
-                                    or temperature <= 0):
-        raise _invalid("temperature must be a positive number")
-    where: dict[str, Any] = {"context": params.get("context")}
-    td, pos = params.get("textDocument"), params.get("position")
-    if isinstance(td, dict) and isinstance(pos, dict):
-        uri = td.get("uri")
-        try:
-            position = lsp.Position(line=int(pos["line"]), character=int(pos["character"]))
-        except (KeyError, TypeError, ValueError):
-            raise _invalid("position must be {line, character}") from None
-        cur = locate(ls, uri, position) if isinstance(uri, str) else None
-        if cur is None:
-            raise _invalid("textDocument is not open or position is outside it")
-        where = {"text": cur.doc.source, "offset": cur.offset, "doc_id": cur.doc.uri}
-    elif not isinstance(where["context"], str) or not where["context"]:
-        raise _invalid("give `context` (text) or `textDocument` + `position`")
+def _decide_request(ls: LayaServer, raw: Any) -> DecideRequest:
+    p = structure(raw, DecideParams, DECIDE_METHOD)
+    opts: dict[str, Any] = {"threshold": p.threshold, "normalize": p.normalize, "temperature": p.temperature}
     try:
-        return ls.orchestrator.decisions.decide_request(params.get("choices"), threshold=threshold,
-                                                        normalize=normalize, temperature=temperature, **where)
+        if p.text_document is not None and p.position is not None:
+            cur = locate(ls, p.text_document.uri, p.position)
+            if cur is None:
+                raise invalid("textDocument is not open or position is outside it")
+            return ls.orchestrator.decisions.decide_request(p.choices, text=cur.doc.source, offset=cur.offset,
+                                                            doc_id=cur.doc.uri, **opts)
+        if not p.context:
+            raise invalid("give `context` (text) or `textDocument` + `position`")
+        return ls.orchestrator.decisions.decide_request(p.choices, context=p.context, **opts)
     except DecisionError as exc:
-        raise _invalid(str(exc)) from None
+        raise invalid(str(exc)) from None
 
 
 async def _decide(ls: LayaServer, params: Any) -> dict[str, Any]:
@@ -81,42 +57,28 @@ async def _decide(ls: LayaServer, params: Any) -> dict[str, Any]:
 
 # -- laya/structured -------------------------------------------------------------------------------------
 
-def _structured_prompt(ls: LayaServer, params: dict[str, Any]) -> str:
+def _structured_prompt(ls: LayaServer, p: StructuredParams) -> str:
     """The text the JSON follows: the document range's text and/or `prompt`, joined by a newline."""
     parts: list[str] = []
-    td, rng = params.get("textDocument"), params.get("range")
-    if td is not None or rng is not None:
-        uri = td.get("uri") if isinstance(td, dict) else None
-        doc = open_document(ls.workspace, uri) if isinstance(uri, str) else None
-        if doc is None or not isinstance(rng, dict):
-            raise _invalid("textDocument must be an open document and range a {start, end} range")
-        try:
-            start, end = (lsp.Position(line=int(rng[k]["line"]), character=int(rng[k]["character"]))
-                          for k in ("start", "end"))
-            parts.append(doc.source[doc.offset_at_position(start) : doc.offset_at_position(end)])
-        except (KeyError, TypeError, ValueError):
-            raise _invalid("range must be {start: {line, character}, end: {line, character}}") from None
-    prompt = params.get("prompt")
-    if prompt is not None and not isinstance(prompt, str):
-        raise _invalid("prompt must be a string")
-    if prompt:
-        parts.append(prompt)
+    if p.text_document is not None or p.range is not None:
+        doc = open_document(ls.workspace, p.text_document.uri) if p.text_document is not None else None
+        if doc is None or p.range is None:
+            raise invalid("textDocument must be an open document and range a {start, end} range")
+        parts.append(doc.source[doc.offset_at_position(p.range.start) : doc.offset_at_position(p.range.end)])
+    if p.prompt:
+        parts.append(p.prompt)
     if not parts:
-        raise _invalid("give `prompt` and/or `textDocument` + `range`")
+        raise invalid("give `prompt` and/or `textDocument` + `range`")
     return "\n".join(parts)
 
 
-async def _structured(ls: LayaServer, params: Any) -> dict[str, Any]:
-    if not isinstance(params, dict):
-        raise _invalid("laya/structured params must be an object")
-    prompt = _structured_prompt(ls, params)
-    max_tokens = params.get("maxTokens", structured.DEFAULT_MAX_TOKENS)
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or not 1 <= max_tokens <= 4096:
-        raise _invalid("maxTokens must be an integer between 1 and 4096")
+async def _structured(ls: LayaServer, raw: Any) -> dict[str, Any]:
+    p = structure(raw, StructuredParams, STRUCTURED_METHOD)
+    prompt = _structured_prompt(ls, p)
     try:
-        answer, _stats = await ls.orchestrator.decisions.structured(prompt, params.get("schema"), max_tokens)
+        answer, _stats = await ls.orchestrator.decisions.structured(prompt, p.schema, p.max_tokens)
     except structured.SchemaError as exc:
-        raise _invalid(str(exc)) from None
+        raise invalid(str(exc)) from None
     except NotReady as exc:
         return {"value": None, "source": "none", "error": str(exc)}
     except Superseded:

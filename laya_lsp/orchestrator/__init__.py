@@ -18,7 +18,8 @@ from typing import Any
 
 from ..config import Settings
 from ..engine import Engine, StatsBook
-from .completion import Completion, CompletionFlow, Suggestion
+from .answers import Completion, Suggestion
+from .completion import CompletionFlow
 from .decisions import DecisionFlow
 from .records import Records
 from .report import CACHE_WAIT_S, engine_report

@@ -22,51 +22,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..config import Settings
-from ..engine import CompletionRequest, CompletionResult, Engine, Job, RequestStats, Source, Status, Timings
-from ..syntax import CompletionPlan, SyntaxDocument, plan_completion, postprocess_detailed
+from ..engine import CompletionRequest, CompletionResult, Engine, Job, Source, Status
+from ..syntax import CompletionPlan, SyntaxDocument, plan_completion
+from .answers import Completion, Suggestion, clean
 from .prompt_context import PromptContext
 from .records import Records
 from .waiting import Caller, ClientGone, ModelGate, wait_job
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Suggestion:
-    """One cleaned candidate: `text` is inserted at the cursor."""
-
-    text: str
-    logprob: float
-    rules: list[str] = field(default_factory=list)
-    fixed: bool = False
-
-
-@dataclass
-class Completion:
-    """What one completion request gets: cleaned suggestions and the request's stats record (its source,
-    status, error and timings, as `laya/stats` lists it)."""
-
-    suggestions: list[Suggestion]
-    stats: RequestStats
-    plan: CompletionPlan | None = None  # None when the request never got as far as planning
-    result: CompletionResult | None = None  # the engine's raw candidates, when the model ran for this request
-    rejected: dict[str, int] = field(default_factory=dict)
-    failure: str | None = None  # an engine fault while answering (a bug): worth telling the user
-    postprocess_ms: float = 0.0
-
-    def cleaning(self) -> dict[str, object]:
-        """What post-processing did, for the request's record."""
-        return {"rejected": self.rejected, "top_rules": self.suggestions[0].rules if self.suggestions else []}
-
-
-# The record a Completion holds until the request that owns it is booked (`_finish` replaces it).
-UNBOOKED = RequestStats(0, "", "", Source.NONE, Timings(), Status.OK)
 
 
 @dataclass
@@ -294,7 +262,7 @@ class CompletionFlow:
             kept = [replace(c, text=c.text[len(typed):]) for c in result.candidates
                     if c.text.startswith(typed) and c.text[len(typed):].strip()]
             result = replace(result, candidates=kept)
-        answer = self._clean(doc, offset, plan, result)
+        answer = self._cleaned(doc, offset, plan, result)
         source = Source.TYPED_THROUGH if typed else Source.MODEL
         first_line = block and not typed and remember and bool(answer.suggestions)
         cleaning = {**answer.cleaning(), **({"first_line_first": True} if first_line else {})}
@@ -308,35 +276,9 @@ class CompletionFlow:
                 self._speculate(doc_id, doc, offset, answer)
         return answer
 
-    def _clean(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Completion:
-        """The cleaned suggestions (its `stats` is filled in by the caller, which books the request)."""
-        t0 = time.perf_counter()
-        if not self.settings().postprocess:
-            return Completion(self._raw(result, plan), UNBOOKED, plan, result,
-                              postprocess_ms=(time.perf_counter() - t0) * 1000)
-        raw = [c.text for c in result.candidates]
-        detailed = postprocess_detailed(doc, offset, raw, plan, self.settings().syntax())
-        suggestions = [
-            Suggestion(c.text, result.candidates[c.source_index].logprob, c.rules, c.fixed)
-            for c in detailed.candidates
-        ]
-        rejected: dict[str, int] = {}
-        for r in detailed.rejected:
-            rejected[r.reason] = rejected.get(r.reason, 0) + 1
-        return Completion(suggestions, UNBOOKED, plan, result, rejected, postprocess_ms=(time.perf_counter() - t0) * 1000)
-
-    @staticmethod
-    def _raw(result: CompletionResult, plan: CompletionPlan) -> list[Suggestion]:
-        """Model text cut to the plan's line count only (leading blank lines are not counted)."""
-        limit = plan.max_lines if plan.multiline else 1
-        suggestions: list[Suggestion] = []
-        for cand in result.candidates:
-            lines = cand.text.split("\n")
-            first = next((i for i, line in enumerate(lines) if line.strip()), 0)
-            cut = "\n".join(lines[: first + limit])
-            if cut.strip() and cut not in {s.text for s in suggestions}:
-                suggestions.append(Suggestion(cut, cand.logprob))
-        return suggestions
+    def _cleaned(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Completion:
+        s = self.settings()
+        return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None)
 
     # -- background work ---------------------------------------------------------------------------------
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
@@ -368,7 +310,7 @@ class CompletionFlow:
         except Exception as exc:  # noqa: BLE001 - a failed speculation is only a missed shortcut
             self.records.failed(doc_id, "speculative", plan.reason, exc, own=True)
             return
-        spec = self._clean(hyp, offset, plan, result) if result.candidates else None
+        spec = self._cleaned(hyp, offset, plan, result) if result.candidates else None
         self.records.answered(doc_id, "speculative", Source.SPECULATIVE, result, plan.reason, own=True,
                               postprocess_ms=spec.postprocess_ms if spec else 0.0)
         if spec is not None and spec.suggestions and doc_id in self._shown:  # (closed meanwhile: nothing to keep)
@@ -391,7 +333,7 @@ class CompletionFlow:
         except Exception as exc:  # noqa: BLE001 - a failed block is only a missed shortcut
             self.records.failed(doc_id, "block", plan.reason, exc, own=True)
             return
-        block = self._clean(doc, offset, plan, result) if result.candidates else None
+        block = self._cleaned(doc, offset, plan, result) if result.candidates else None
         self.records.answered(doc_id, "block", Source.BLOCK, result, plan.reason, own=True,
                               postprocess_ms=block.postprocess_ms if block else 0.0)
         shown = self._shown.get(doc_id)

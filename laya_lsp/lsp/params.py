@@ -1,0 +1,111 @@
+"""Typed params of laya's custom requests, structured in one place (as jedi-language-server structures its
+options): attrs classes over lsprotocol's own types, read with the server's strict cattrs converter (no 5 → "5",
+no true → 1), so a handler gets checked values and a bad field is answered InvalidParams naming it.
+
+The raw JSON reaches these requests unchanged (protocol.RAW_PARAMS_METHODS): a JSON Schema's keys must not be
+renamed on the way, so `schema` and `choices` stay plain JSON here and are checked where they are used.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeVar
+
+import attrs
+import cattrs
+from cattrs.gen import make_dict_structure_fn, override
+from cattrs.v import format_exception
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
+
+from ..decisions.structured import DEFAULT_MAX_TOKENS
+from .protocol import strict_converter
+
+T = TypeVar("T")
+MAX_STRUCTURED_TOKENS = 4096
+
+
+def _number(value: Any, _type: Any) -> float:
+    """A JSON number (an integer too), never a boolean or a string."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"expected a number, got {type(value).__name__}")
+    return float(value)
+
+
+def _between(lo: float, hi: float) -> Any:
+    def check(_inst: Any, field: attrs.Attribute, value: float | None) -> None:
+        if value is not None and not lo <= value <= hi:
+            raise ValueError(f"{field.name} must be between {lo:g} and {hi:g}, got {value:g}")
+
+    return check
+
+
+def _positive(_inst: Any, field: attrs.Attribute, value: float | None) -> None:
+    if value is not None and value <= 0:
+        raise ValueError(f"{field.name} must be a positive number, got {value:g}")
+
+
+@attrs.define
+class DecideParams:
+    """`laya/decide`: `choices` over `context` text, or over an open document at `position`."""
+
+    choices: Any = None  # ids or {id, text, description} objects: decisions.decide.parse_options checks them
+    context: str | None = None
+    text_document: lsp.TextDocumentIdentifier | None = None
+    position: lsp.Position | None = None
+    threshold: float | None = attrs.field(default=None, validator=_between(0, 1))
+    normalize: Literal["total", "mean"] | None = None
+    temperature: float | None = attrs.field(default=None, validator=_positive)
+
+
+@attrs.define
+class StructuredParams:
+    """`laya/structured`: JSON valid for `schema` after `prompt` and/or an open document's `range`."""
+
+    schema: Any = None  # the client's JSON Schema, checked by decisions.structured
+    prompt: str | None = None
+    text_document: lsp.TextDocumentIdentifier | None = None
+    range: lsp.Range | None = None
+    max_tokens: int = attrs.field(default=DEFAULT_MAX_TOKENS, validator=_between(1, MAX_STRUCTURED_TOKENS))
+
+
+def _converter() -> cattrs.Converter:
+    conv = strict_converter()
+    conv.register_structure_hook(float, _number)
+    for cls in (DecideParams, StructuredParams):
+        renames = {f.name: override(rename=_camel(f.name)) for f in attrs.fields(cls) if "_" in f.name}
+        conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, **renames))  # type: ignore[arg-type]
+    return conv
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+_CONVERTER = _converter()
+
+
+def _reason(exc: BaseException, type_: Any) -> str:
+    """A field's problem as cattrs reports it, but with our validators' own words (they name the limits)."""
+    if isinstance(exc, ValueError) and str(exc) and not isinstance(exc, cattrs.IterableValidationError):
+        return str(exc)
+    return format_exception(exc, type_)
+
+
+def invalid(message: str) -> JsonRpcInvalidParams:
+    exc = JsonRpcInvalidParams()
+    exc.message = message
+    return exc
+
+
+def structure(params: Any, cls: type[T], method: str) -> T:
+    """`params` as `cls`, or InvalidParams saying which field is wrong and why."""
+    if not isinstance(params, dict):
+        raise invalid(f"{method} params must be an object")
+    try:
+        return _CONVERTER.structure(params, cls)
+    except cattrs.ClassValidationError as exc:
+        raise invalid(f"{method}: " + "; ".join(cattrs.transform_error(exc, path="params",
+                                                                        format_exception=_reason))) from None
+    except (TypeError, ValueError) as exc:
+        raise invalid(f"{method}: {exc}") from None
