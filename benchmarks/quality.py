@@ -363,6 +363,7 @@ def main() -> int:
     p.add_argument("--split", choices=["dev", "test"], help="only the tasks of this split (benchmarks/quality_names.py)")
     p.add_argument("--sets", nargs="+", help="only these sets (default: all)")
     p.add_argument("--save-as", default="quality", help="results name: benchmarks/results/<date>-<name>.json")
+    p.add_argument("--settings", default="{}", help="laya settings (JSON) over the run's own, e.g. '{\"draftTokens\": 0}'")
     args = p.parse_args()
     if args.quick:
         args.limit_single = args.limit_multi = args.limit_heldout = args.limit_files = 30
