@@ -8,7 +8,7 @@ variants so a load spike on the shared machine hits them alike):
   mlx-lm         the model's own call on mlx-lm's KVCache (k > 1: k copies of the cache, mlx-lm's batched
                  generation), log-softmax + argmax: the engine's previous decode step
   laya           the decode core's branch step through the adapter (compiled fixed-shape step, branches sharing
-                 the prompt in place)
+                 the prompt in place; on a GPU with the server's fixed shapes, engine/model.py WarmPlan)
   laya-eager     the same step without mx.compile: what compiling buys
   laya-overlap   the compiled step driven like mlx-lm's generate_step (build step n+1, async_eval, then read step
                  n): what overlapping buys (the decode core reads each step at once; one step fewer at the end)
@@ -59,6 +59,8 @@ class Bench:
     def __init__(self, model_dir: str) -> None:
         import mlx.core as mx
 
+        from laya_lsp.device import device_defaults, mlx_device_kind
+        from laya_lsp.engine import EngineSettings
         from laya_lsp.engine.adapter import StepModel, decode_model
         from laya_lsp.engine.model import load_model
 
@@ -67,6 +69,10 @@ class Bench:
         self.vocab = int(self.lm.config["vocab_size"])
         self.compiled = decode_model(self.model)
         self.eager = StepModel(self.model, compiled=False) if isinstance(self.compiled, StepModel) else None
+        plan = EngineSettings().warm_plan(device_defaults(mlx_device_kind()).fixed_shapes)
+        if plan.fixed and isinstance(self.compiled, StepModel):  # the server's shapes on this device
+            for dm in (self.compiled, self.eager):
+                dm.fix_shapes(plan.capacity, plan.prefill_chunk)
         self.mx = mx
 
     def doc(self, ctx: int, salt: int = 0) -> Any:
@@ -118,10 +124,10 @@ class Bench:
             times.append(time.perf_counter() - t)  # the last step ends the coroutine
         return times
 
-    def laya_overlap(self, ctx: int, k: int, steps: int) -> list[float]:
+    def laya_overlap(self, ctx: int, k: int, steps: int, dm: Any = None) -> list[float]:
         from laya_lsp.engine.adapter import BranchStep
 
-        mx, dm = self.mx, self.compiled
+        mx, dm = self.mx, dm or self.compiled
         doc, _ = self.doc(ctx)
         state = dm.open(doc, k, steps + 1)
         tokens, pending, times = mx.array([7] * k, dtype=mx.int32), None, []
@@ -272,12 +278,49 @@ def run_step_only(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
             "weight_bytes": sum(v.nbytes for _, v in tree_flatten(bench.model.parameters()))}
 
 
+def run_gpu(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
+    """On a GPU: ms/token of laya's decode core (each step read before the next), laya's step overlapped as
+    mlx-lm's generate_step does (compiled, and without mx.compile) and mlx-lm's plain call, at each context and k; with MLX_SAVE_CUDA_GRAPHS_DOT_FILE set, the CUDA graphs MLX
+    launches per overlapped step and their kernel nodes (one dot file per graph)."""
+    import glob
+
+    bench = Bench(model_dir)
+    cases = [(c, k) for c in (64, 1000) for k in (1, 2, 5)]
+    variants: dict[str, Callable[[int, int], list[float]]] = {
+        "laya": lambda c, k: bench.laya(c, k, steps),
+        "laya-overlap": lambda c, k: bench.laya_overlap(c, k, steps),
+        "laya-eager-overlap": lambda c, k: bench.laya_overlap(c, k, steps, dm=bench.eager),
+        "mlx-lm": lambda c, k: bench.mlx_lm(c, k, steps),
+    }
+    for c, k in cases:
+        for fn in variants.values():
+            fn(c, k)
+    samples: dict[tuple[str, int, int], list[float]] = {}
+    for _ in range(repeats):
+        for c, k in cases:
+            for name, fn in variants.items():
+                samples.setdefault((name, c, k), []).extend(t * 1000 for t in fn(c, k))
+    out: dict[str, Any] = {"ms_per_token": {f"{n} ctx{c} k={k}": _median(v) for (n, c, k), v in samples.items()},
+                           "dtype": bench.lm.dtype, "params": bench.lm.n_params}
+    dot = os.environ.get("MLX_SAVE_CUDA_GRAPHS_DOT_FILE")
+    if dot:
+        before = set(glob.glob(dot + "_*.dot"))
+        bench.laya_overlap(1000, 1, steps)
+        files = sorted(set(glob.glob(dot + "_*.dot")) - before)
+        nodes = [sum(1 for line in Path(f).read_text().splitlines() if "kernel" in line.lower() and "->" not in line)
+                 for f in files]
+        out["graphs_per_step"] = round(len(files) / steps, 2)
+        out["kernel_nodes_per_step"] = round(sum(nodes) / steps, 1)
+    return out
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--model", help="model directory (default: the embedded model)")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--repeats", type=int, help="rounds over all variants (default 5, --quick 2)")
     p.add_argument("--step-only", action="store_true", help="laya's step and prefill only, as one JSON line")
+    p.add_argument("--gpu", action="store_true", help="sync vs overlapped vs mlx-lm per context and k, one JSON line")
     args = p.parse_args()
     from benchmarks.common import save
     from laya_lsp.bootstrap import use_fast_blas
@@ -285,6 +328,9 @@ def main() -> int:
     use_fast_blas()  # the same BLAS set-up as `laya-lsp`, before MLX is imported
     from laya_lsp.engine.model import resolve_model
 
+    if args.gpu:
+        print(json.dumps(run_gpu(str(resolve_model(args.model)), args.repeats or 3, 8 if args.quick else 24)))
+        return 0
     if args.step_only:
         print(json.dumps(run_step_only(str(resolve_model(args.model)), args.repeats or 3, 8 if args.quick else 16)))
         return 0

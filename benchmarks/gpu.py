@@ -1,22 +1,30 @@
 """The GPU section of the benchmarks: `make bench`'s measurements on an NVIDIA GPU, through MLX's CUDA backend.
 
-    python -m benchmarks.gpu [--out DIR] [--budget 420]
+    python -m benchmarks.gpu [--out DIR] [--budget 540] [--parts doctor,first,typing,decode,torch]
 
 Needs a `pip install 'laya-lsp[cuda]'` environment (on a lent machine without network, benchmarks/gpu_device.sh
-stages the wheels; docs/benchmarks.md, "GPU section", says how). Each step runs in its own process:
-  1. `laya-lsp doctor --json`: the GPU, MLX's backend, the dtype the device defaults choose;
-  2. run_all on the embedded model: typing replay through the LSP, the engine alone (k=1 and k=5) and the naive
-     mlx-lm peer on the same prompts, the decode step, the shapes table;
-  3. run_all's typing replay and engine-alone runs on Qwen2.5-Coder-0.5B- and -1.5B-shape models (random weights
-     stored in bf16, the embedded model's tokenizer): the latency of those shapes, not the quality of their text.
+stages the wheels; docs/benchmarks.md, "GPU section", says how). Models: the embedded one, and Qwen2.5-Coder-1.5B-
+shape models (random weights, bf16 and 4-bit by mlx's own quantize, the embedded tokenizer): the latency of that
+shape, not the quality of its text. Every server shares one MLX kernel cache folder (MLX_PTX_CACHE_DIR) under
+--models-dir, as a user's processes share theirs. Parts, each step in its own process with a time limit:
+  doctor  `laya-lsp doctor --json`: the GPU, MLX's backend, the kernel cache;
+  first   a fresh server's first answer (process start -> first completion over stdio) with an empty kernel cache
+          (cold) and then with the cache the cold run filled (warm), per model; a first answer that takes more
+          than --first-limit seconds counts as timed out;
+  typing  run_all's typing replay through the LSP and the engine alone on the same prompts, per model;
+  decode  benchmarks/decode_step.py --gpu: ms/token of laya's step (read each step / overlapped, the GPU default)
+          and mlx-lm's call per context and k, per model; the CUDA graphs and kernel nodes per step;
+  torch   benchmarks/peers/torch_gpu.py: transformers eager and static cache + torch.compile(reduce-overhead)
+          on the 1.5B shape, same prompts as `decode`.
 llama.cpp with CUDA is not built: compiling its CUDA kernels takes longer than a device call allows.
-Results land in DIR: one JSON per run (plus run_all's plots and tables) and DIR/summary.json.
+Results land in DIR: one JSON or log per step and DIR/summary.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -33,8 +41,9 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_ma
 RUN_ALL = [sys.executable, "-m", "benchmarks.run_all", "--quick", "--skip", "llamacpp,profile"]
 
 
-def make_shape_model(name: str, out: Path) -> Path:
-    """A model directory of a Qwen2.5-Coder shape: random weights in bf16, the embedded model's tokenizer and FIM.
+def make_shape_model(name: str, out: Path, bits: int = 0) -> Path:
+    """A model directory of a Qwen2.5-Coder shape: random weights in bf16 (or quantized to `bits` by mlx's own
+    quantize, group 64, as mlx_lm.convert does), the embedded model's tokenizer and FIM.
 
     Embedding rows past the tokenizer's vocabulary are zero, so greedy decoding picks tokens the tokenizer can
     spell (candidates are text, as a real model's are) while every step still reads the whole vocabulary head."""
@@ -48,6 +57,11 @@ def make_shape_model(name: str, out: Path) -> Path:
     embed = model.model.embed_tokens
     keep = (mx.arange(embed.weight.shape[0]) < base["vocab_size"])[:, None]
     embed.weight = mx.where(keep, embed.weight, mx.zeros_like(embed.weight))
+    if bits:
+        from mlx import nn
+
+        nn.quantize(model, group_size=64, bits=bits)
+        config["quantization"] = {"group_size": 64, "bits": bits}
     out.mkdir(parents=True, exist_ok=True)
     mx.save_safetensors(str(out / "model.safetensors"), dict(tree_flatten(model.parameters())))
     config.pop("_params", None)
@@ -59,14 +73,14 @@ def make_shape_model(name: str, out: Path) -> Path:
     return out
 
 
-def run(cmd: list[str], timeout: float, log_path: Path) -> dict[str, Any]:
+def run(cmd: list[str], timeout: float, log_path: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run one step with a time limit; its output goes to `log_path` and the console."""
     t0 = time.perf_counter()
     print(f"$ {' '.join(cmd)}  (limit {timeout:.0f} s)", flush=True)
     with log_path.open("w") as log:
         try:
             proc = subprocess.run(cmd, check=False, stdout=log, stderr=subprocess.STDOUT, timeout=timeout,
-                                  cwd=ROOT)
+                                  cwd=ROOT, env={**os.environ, **(env or {})})
             rc: int | str = proc.returncode
         except subprocess.TimeoutExpired:
             rc = "timeout"
@@ -74,39 +88,98 @@ def run(cmd: list[str], timeout: float, log_path: Path) -> dict[str, Any]:
     return {"cmd": cmd, "rc": rc, "seconds": round(time.perf_counter() - t0, 1), "log": log_path.name}
 
 
+def first_answers(model: Path | None, kernels: Path, limit: float, shared: Path) -> dict[str, Any]:
+    """A fresh server's first answer with an empty kernel cache, then with the one that run filled (merged into
+    `shared` afterwards, the cache later steps use). A cold run gets 3x `limit`: it fills the cache."""
+    import asyncio
+
+    from benchmarks.memory import cold_start
+
+    out: dict[str, Any] = {}
+    shutil.rmtree(kernels, ignore_errors=True)
+    for phase, most in (("cold", 3 * limit), ("warm", limit)):
+        os.environ["MLX_PTX_CACHE_DIR"] = str(kernels)
+        t = time.perf_counter()
+        try:
+            out[phase] = asyncio.run(asyncio.wait_for(cold_start(str(model) if model else None), most))
+        except (asyncio.TimeoutError, TimeoutError):
+            out[phase] = {"timed_out": True, "limit_s": most}
+        out[phase]["wall_s"] = round(time.perf_counter() - t, 1)
+        out[phase]["kernels_cached"] = len(list(kernels.rglob("*.ptx")))
+        print(f"first answer, {phase} kernel cache: {json.dumps(out[phase])}", flush=True)
+    shutil.copytree(kernels, shared, dirs_exist_ok=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gpu")
-    p.add_argument("--budget", type=float, default=420.0, help="seconds for the whole section")
-    p.add_argument("--shapes", default=",".join(QWEN_SHAPES), help="Qwen shapes for the typing/engine runs")
+    p.add_argument("--budget", type=float, default=540.0, help="seconds for the whole section")
+    p.add_argument("--parts", default="doctor,first,typing,decode,torch")
+    p.add_argument("--models", default="default,1.5b-4bit", help="of: default, 0.5b-bf16, 1.5b-bf16, 1.5b-4bit")
+    p.add_argument("--first-limit", type=float, default=60.0, help="seconds before a first answer counts as late")
     p.add_argument("--models-dir", type=Path, default=Path("/tmp/laya-gpu-models"))
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    parts = set(args.parts.split(","))
     t0 = time.perf_counter()
+    kernels = args.models_dir / "kernels"
+    os.environ["MLX_PTX_CACHE_DIR"] = str(kernels)
 
     def left(share: float) -> float:
         return max(30.0, (args.budget - (time.perf_counter() - t0)) * share)
 
     summary: dict[str, Any] = {"date": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": machine(), "steps": {}}
-    doctor = subprocess.run([sys.executable, "-m", "laya_lsp", "doctor", "--json"], check=False,
-                            capture_output=True, text=True, timeout=120, cwd=ROOT)
-    summary["doctor"] = json.loads(doctor.stdout) if doctor.returncode == 0 else {"error": doctor.stderr[-2000:]}
-    print(json.dumps(summary["doctor"], indent=1), flush=True)
-    limit = left(0.55)  # run_all fits its own sections into a little less, so it always writes its results
-    summary["steps"]["default"] = run(RUN_ALL + ["--budget", str(int(limit - 30)),
-                                                 "--out", str(args.out / "default.json")], limit, args.out / "default.log")
-    shapes = [s for s in args.shapes.split(",") if s]
-    for i, name in enumerate(shapes):
+    if "doctor" in parts:
+        doctor = subprocess.run([sys.executable, "-m", "laya_lsp", "doctor", "--json"], check=False,
+                                capture_output=True, text=True, timeout=120, cwd=ROOT)
+        summary["doctor"] = json.loads(doctor.stdout) if doctor.returncode == 0 else {"error": doctor.stderr[-2000:]}
+        print(json.dumps(summary["doctor"], indent=1), flush=True)
+    models: dict[str, Path | None] = {}
+    for name in args.models.split(","):
+        if name == "default":
+            models[name] = None
+            continue
+        size, kind = name.split("-")
         t = time.perf_counter()
-        model_dir = make_shape_model(name, args.models_dir / name)
-        build_s = round(time.perf_counter() - t, 1)
-        limit = left(1 / (len(shapes) - i))
-        step = run(RUN_ALL + ["--only", "typing,peers", "--naive-limit", "2", "--model", str(model_dir),
-                              "--budget", str(int(limit - 30)), "--out", str(args.out / f"{name}.json")], limit,
-                   args.out / f"{name}.log")
-        summary["steps"][name] = {**step, "build_s": build_s}
+        models[name] = make_shape_model(f"qwen2.5-coder-{size}-shape", args.models_dir / name,
+                                        4 if kind == "4bit" else 0)
+        summary.setdefault("build_s", {})[name] = round(time.perf_counter() - t, 1)
+    if "first" in parts:
+        summary["first_answer"] = {n: first_answers(m, args.models_dir / f"kernels-{n}", args.first_limit, kernels)
+                                   for n, m in models.items()}
+        os.environ["MLX_PTX_CACHE_DIR"] = str(kernels)
+    steps = [(n, part) for part in ("typing", "decode") if part in parts for n in models]
+    if "decode" in parts and "1.5b-4bit" in models:
+        steps.append(("1.5b-4bit", "graphs"))  # the CUDA graphs and kernel nodes MLX launches per step
+    if "torch" in parts:
+        steps.append(("1.5b-bf16", "torch"))
+    for i, (name, part) in enumerate(steps):
+        limit = left(1 / (len(steps) - i))
+        model = models.get(name) or (args.models_dir / name)
+        stem = f"{name}-{part}"
+        if part == "typing":
+            cmd = RUN_ALL + ["--only", "typing,peers", "--naive-limit", "1", "--budget", str(int(limit - 30)),
+                             "--out", str(args.out / f"{stem}.json")]
+            cmd += ["--model", str(model)] if models.get(name) else []
+        elif part in ("decode", "graphs"):
+            cmd = [sys.executable, "benchmarks/decode_step.py", "--gpu", "--repeats", "3" if part == "decode" else "1"]
+            cmd += ["--model", str(model)] if models.get(name) else []
+            cmd += ["--quick"] if part == "graphs" else []
+        else:
+            if not (model / "config.json").exists():
+                make_shape_model("qwen2.5-coder-1.5b-shape", model)
+            cmd = [sys.executable, "-m", "benchmarks.peers.torch_gpu", "--model", str(model),
+                   "--out", str(args.out / f"{stem}.json")]
+        dots = args.models_dir / "graphs"
+        if part == "graphs":
+            shutil.rmtree(dots, ignore_errors=True)
+            dots.mkdir(parents=True)
+        env = {"MLX_SAVE_CUDA_GRAPHS_DOT_FILE": str(dots / "g")} if part == "graphs" else None
+        summary["steps"][stem] = run(cmd, limit, args.out / f"{stem}.log", env)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
-    (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
+    name = "summary.json" if "doctor" in parts else f"summary-{'-'.join(sorted(parts))}.json"
+    (args.out / name).write_text(json.dumps(summary, indent=1))
     print(f"saved {args.out} in {summary['seconds']} s", flush=True)
     return 0
 

@@ -49,6 +49,9 @@ class Settings:
     threads: int = 0  # 0 = leave MLX/BLAS thread defaults
     cache_budget_mb: float = _ENGINE.cache_budget_mb
     prefill_chunk: int = _ENGINE.prefill_chunk
+    # "on": caches at one fixed size and every step shape warmed at load, so no keystroke waits for a trace or a
+    # kernel compile; "auto": on with a GPU, off on the CPU (device.DeviceDefaults.fixed_shapes).
+    fixed_shapes: str = "auto"
     inline_max_lines: int = _SYNTAX.max_lines
     complete_in_comments: bool = _SYNTAX.complete_in_comments
     complete_in_strings: bool = _SYNTAX.complete_in_strings
@@ -81,11 +84,13 @@ class Settings:
         """The engine's knobs for these settings."""
         return EngineSettings(
             candidates=self.candidates,
+            typing_candidates=self.typing_candidates,
             max_tokens=self.max_tokens,
             context_tokens=self.context_tokens,
             prefill_chunk=self.prefill_chunk,
             cache_budget_mb=self.cache_budget_mb,
             debounce_ms=float(self.debounce_ms),
+            fixed_shapes=None if self.fixed_shapes == "auto" else self.fixed_shapes == "on",
             draft_tokens=self.draft_tokens,
         )
 
@@ -107,6 +112,9 @@ LIMITS: dict[str, tuple[float, float]] = {
     "decision_threshold": (0.0, 1.0),
 }
 
+
+# String settings that take one of a few values.
+CHOICES: dict[str, tuple[str, ...]] = {"fixed_shapes": ("auto", "on", "off")}
 
 _SPELLINGS = {"cache_budget_mb": "cacheBudgetMB"}
 
@@ -177,6 +185,8 @@ def _check_types_and_limits(raw: dict[str, Any], s: Settings) -> None:
             raise SettingsError(f"laya.{_camel(f.name)} must be true or false, got {v!r}")
         if f.type == "str" and not isinstance(v, str):
             raise SettingsError(f"laya.{_camel(f.name)} must be a string, got {v!r}")
+        if f.name in CHOICES and v not in CHOICES[f.name]:
+            raise SettingsError(f"laya.{_camel(f.name)} must be one of {', '.join(CHOICES[f.name])}, got {v!r}")
         if f.name in LIMITS:
             lo, hi = LIMITS[f.name]
             value = getattr(s, f.name)

@@ -7,6 +7,7 @@ MLX backend wheel; `mlx_device_kind` and `gpu_info` ask MLX itself once it is im
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,10 @@ class DeviceDefaults:
     # Load a fast BLAS (blas.py chooses which) for MLX's CPU matmuls: only the Linux CPU wheel needs it, as it
     # links the reference BLAS.
     preload_blas: bool
+    # Caches at one fixed size, prompt chunks through the compiled step and every step shape warmed at load
+    # (engine/model.py warm_up): a GPU stalls on each new shape (a trace, attention plans, kernel compiles); on
+    # the CPU a new shape costs only a trace, and fixed-size caches would cost attention time and memory.
+    fixed_shapes: bool = False
     # Quantized layers are dequantized to `dtype` (MLX's quantized CPU kernels cost more per row than an fp32
     # BLAS product and grow with every row; GPUs read quantized weights faster): all of them when the float
     # model takes at most this share of the machine's memory, else the output head alone.
@@ -49,9 +54,8 @@ def device_defaults(kind: DeviceKind, quantized: bool = False, stored_dtype: str
     if kind == "cpu":
         return DeviceDefaults(kind, "float32", preload_blas=platform.startswith("linux"),
                               dequantize_share=0.25)
-    if quantized or stored_dtype in ("float16", "bfloat16"):
-        return DeviceDefaults(kind, None, preload_blas=False)
-    return DeviceDefaults(kind, "bfloat16", preload_blas=False)
+    keep = quantized or stored_dtype in ("float16", "bfloat16")
+    return DeviceDefaults(kind, None if keep else "bfloat16", preload_blas=False, fixed_shapes=True)
 
 
 def _installed_beside_mlx(name: str) -> bool:
@@ -81,13 +85,48 @@ def installed_backend() -> DeviceKind | None:
     return "cpu" if _installed_beside_mlx(CPU_WHEEL) else None
 
 
+# MLX's CUDA backend keeps the kernels it compiles at run time (fused elementwise kernels, indexing, quantized
+# matmuls: NVRTC, seconds each) in the folder this variable names, else in /tmp/mlx/<version>/ptx, which a reboot
+# or a tmp cleaner empties (mlx/backend/cuda/jit_module.cpp, ptx_cache_dir).
+KERNEL_CACHE_ENV = "MLX_PTX_CACHE_DIR"
+
+
+def _mlx_version() -> str:
+    """The installed mlx distribution's version, from its .dist-info folder name (no import)."""
+    spec = importlib.util.find_spec("mlx")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        for info in Path(location).parent.glob("mlx-*.dist-info"):
+            return info.name.removeprefix("mlx-").removesuffix(".dist-info")
+    return "unknown"
+
+
+def kernel_cache_dir() -> Path:
+    """Where MLX's CUDA kernels are kept between runs: $MLX_PTX_CACHE_DIR if set, else a per-user cache folder
+    ($XDG_CACHE_HOME or ~/.cache)/laya-lsp/mlx-kernels/<mlx version> (a new MLX compiles afresh)."""
+    if os.environ.get(KERNEL_CACHE_ENV):
+        return Path(os.environ[KERNEL_CACHE_ENV])
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "laya-lsp" / "mlx-kernels" / _mlx_version()
+
+
+def kernel_cache_info() -> dict[str, Any]:
+    """The kernel cache folder, how many kernels it holds and its size (doctor)."""
+    path = kernel_cache_dir()
+    files = [p for p in path.rglob("*.ptx")] if path.is_dir() else []
+    return {"path": str(path), "from_env": bool(os.environ.get(KERNEL_CACHE_ENV)), "kernels": len(files),
+            "mb": round(sum(p.stat().st_size for p in files) / 2**20, 1)}
+
+
 def prepare_mlx() -> DeviceKind:
-    """Call before anything imports MLX: stop with an install hint if Linux has no MLX backend, and load the BLAS
-    blas.py chooses where the device defaults want one. Returns the device kind the installed backend gives."""
+    """Call before anything imports MLX: stop with an install hint if Linux has no MLX backend, load the BLAS
+    blas.py chooses where the device defaults want one, and point MLX's CUDA kernel cache at a per-user folder
+    (kernel_cache_dir). Returns the device kind the installed backend gives."""
     kind = installed_backend()
     if kind is None:
         raise SystemExit("laya-lsp: MLX has no backend installed: pip install 'laya-lsp[cpu]' "
                          "(or 'laya-lsp[cuda]' on a machine with an NVIDIA GPU)")
+    if kind == "cuda":
+        os.environ[KERNEL_CACHE_ENV] = str(kernel_cache_dir())
     if device_defaults(kind).preload_blas:
         from .blas import load_fast_blas
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from .blas import DEFAULT_PACKAGE, active_blas, blas_info, installed_libraries, sgemm_binding
 from .config import Settings
-from .device import gpu_info, installed_backend, mlx_device_kind
+from .device import gpu_info, installed_backend, kernel_cache_info, mlx_device_kind
 
 # What a user may set to change the BLAS laya loads, its kernels or its threads.
 BLAS_ENV = ("LAYA_BLAS_LIBRARY", "LAYA_NO_BLAS_PRELOAD", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
@@ -48,6 +48,8 @@ def collect(settings: Settings) -> dict[str, Any]:
         "mlx_device": str(mx.default_device()),
         "device_kind": mlx_device_kind(),
         "gpu": gpu_info(),
+        # MLX's CUDA kernels compiled at run time are kept here between runs (device.kernel_cache_dir).
+        "kernel_cache": kernel_cache_info() if installed_backend() == "cuda" else None,
         "blas": active_blas(),
         # The library, its version/config, the kernels it runs, its threads, and why laya chose it.
         "blas_detail": blas_info(),

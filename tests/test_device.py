@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from laya_lsp.device import DEVICE_KINDS, device_defaults, installed_backend, mlx_device_kind
@@ -27,6 +29,8 @@ def test_defaults_per_device(kind: str, quantized: bool, stored: str, platform: 
                              preload: bool):
     got = device_defaults(kind, quantized=quantized, stored_dtype=stored, platform=platform)  # type: ignore[arg-type]
     assert (got.kind, got.dtype, got.preload_blas) == (kind, dtype, preload)
+    # a GPU stalls on each new step shape; the CPU pays only a trace (issue 26)
+    assert got.fixed_shapes == (kind != "cpu")
 
 
 def test_every_device_kind_is_covered_and_unknown_kinds_are_refused():
@@ -54,6 +58,25 @@ def test_linux_without_an_mlx_backend_stops_with_the_install_hint(monkeypatch: p
     monkeypatch.setattr(device, "installed_backend", lambda: None)
     with pytest.raises(SystemExit, match=r"laya-lsp\[cpu\].*laya-lsp\[cuda\]"):
         device.prepare_mlx()
+
+
+def test_the_kernel_cache_is_a_per_user_folder_unless_mlx_is_told_otherwise(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    """MLX's CUDA kernels are kept under the user's cache folder, per MLX version; MLX's own variable wins."""
+    from laya_lsp import device
+
+    monkeypatch.delenv(device.KERNEL_CACHE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = device.kernel_cache_dir()
+    assert path.parent == tmp_path / "laya-lsp" / "mlx-kernels" and path.name[:1].isdigit(), path
+    monkeypatch.setattr(device, "installed_backend", lambda: "cuda")
+    device.prepare_mlx()
+    assert os.environ[device.KERNEL_CACHE_ENV] == str(path)
+    (path / "sub").mkdir(parents=True)
+    (path / "sub" / "k.ptx").write_bytes(b"x" * 2048)
+    info = device.kernel_cache_info()
+    assert (info["path"], info["kernels"], info["from_env"]) == (str(path), 1, True)
+    monkeypatch.setenv(device.KERNEL_CACHE_ENV, str(tmp_path / "mine"))
+    assert device.kernel_cache_dir() == tmp_path / "mine"
 
 
 def test_quantized_weights_are_dequantized_on_a_cpu_only():

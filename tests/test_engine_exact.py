@@ -84,9 +84,20 @@ def _vocab(lm: Any) -> int:
     return int(lm.config["vocab_size"])
 
 
-@pytest.mark.parametrize("adapter", ["compiled", "plain"])
+def _adapter(lm: Any, name: str) -> DecodeModel:
+    if name == "plain":
+        return PlainModel(lm.model)
+    if name == "compiled":
+        return decode_model(lm.model)
+    # the GPU defaults: fixed-size caches, prompt chunks through the step, not mx.compiled
+    fixed = StepModel(lm.model, compiled=name != "fixed-eager")
+    fixed.fix_shapes(512, 32)
+    return fixed
+
+
+@pytest.mark.parametrize("adapter", ["compiled", "plain", "fixed", "fixed-eager"])
 def test_reused_branched_cache_equals_cold_reference_over_random_edits(lm: Any, adapter: str):
-    dm: DecodeModel = decode_model(lm.model) if adapter == "compiled" else PlainModel(lm.model)
+    dm = _adapter(lm, adapter)
     assert isinstance(decode_model(lm.model), StepModel), "the tiny llama model should take the compiled step"
     rng = random.Random(16)
     doc = DocumentCache(make_prompt_cache(lm.model))
@@ -133,11 +144,15 @@ def test_cancel_mid_step_changes_no_later_result(lm: Any):
         assert [b.ids for b in again.branches] == reference(lm, ids, s), f"after a cancel at work item {n}"
 
 
-def test_documents_in_one_batched_step_answer_as_alone(lm: Any):
+@pytest.mark.parametrize("fixed", [False, True])
+def test_documents_in_one_batched_step_answer_as_alone(lm: Any, fixed: bool):
     """Requests of four documents start together (the worker is held while they queue), share steps, and
-    answer exactly what each answers alone."""
-    engine = Engine(EngineSettings(candidates=3, max_tokens=8, debounce_ms=0, max_in_flight=4))
+    answer exactly what each answers alone. With fixed shapes no step is traced after warm-up: combinations of
+    documents that warm-up did not trace run one document at a time."""
+    engine = Engine(EngineSettings(candidates=3, max_tokens=8, debounce_ms=0, max_in_flight=4, fixed_shapes=fixed))
     engine.load(str(TINY_MODEL))
+    warm = engine.step_traces()
+    assert warm["fixed"] == fixed
     try:
         texts = [f"def f{i}(x):\n    return x * {i} + " + "y" * i for i in range(4)]
         alone = [engine.complete(CompletionRequest(f"alone{i}", t, len(t))).future.result(60) for i, t in
@@ -147,8 +162,11 @@ def test_documents_in_one_batched_step_answer_as_alone(lm: Any):
         jobs = [engine.complete(CompletionRequest(f"doc{i}", t, len(t))) for i, t in enumerate(texts)]
         gate.set()
         together = [j.future.result(60) for j in jobs]
+        traced = engine.step_traces()
     finally:
         engine.shutdown()
+    if fixed:
+        assert traced["traces"] == warm["traces"], traced["last"]
     assert [[c.text for c in r.candidates] for r in together] == [[c.text for c in r.candidates] for r in alone]
     assert all(r.timings.shared_steps > 0 for r in together), [r.timings.shared_steps for r in together]
     assert all(r.timings.shared_steps == 0 for r in alone)

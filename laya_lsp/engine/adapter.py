@@ -144,7 +144,13 @@ class _ChunkedPrefill:
 
 
 class StepModel(_ChunkedPrefill):
-    """Llama-family models through the compiled step: all work of a call in one step (see step.py)."""
+    """Llama-family models through the compiled step: all work of a call in one step (see step.py).
+
+    With fixed shapes (`fix_shapes`, the GPU default) prompt chunks go through the step too, padded to a power of
+    two rows like a prompt's tail, instead of through mlx-lm's call, whose every new length and cache size is a
+    new attention plan on a GPU; and every step keeps the logits of all its rows (a step's shape is then its row
+    count alone): a typing session meets only shapes that warm-up ran (`row_sizes`, `warm_rows`).
+    """
 
     max_tail_rows = MAX_TAIL_ROWS
     drafts = True
@@ -152,9 +158,38 @@ class StepModel(_ChunkedPrefill):
     def __init__(self, model: Any, compiled: bool = True) -> None:
         self.model = model
         self.step = CompiledStep(model, compiled)
+        self.chunk_rows = 0  # prompt chunks through the step, padded up to this many rows (0: mlx-lm's call)
+
+    def fix_shapes(self, capacity: int, chunk: int) -> None:
+        """Every cache at `capacity` columns; prompt chunks of up to `chunk` tokens through the step."""
+        self.step.set_capacity(capacity + self.max_tail_rows)
+        self.chunk_rows = 1 << (max(chunk, self.max_tail_rows) - 1).bit_length()
+
+    def row_sizes(self, branch_rows: int) -> list[int]:
+        """Every row count a step is padded to: an Extend's (with fixed shapes, a prompt chunk's) powers of two,
+        and a branch step's sizes up to `branch_rows` (k branches each verifying a full draft)."""
+        top = max(self.max_tail_rows, self.chunk_rows)
+        return sorted({1 << i for i in range(top.bit_length())} | {r for r in ROW_SIZES if r <= branch_rows}
+                      | {padded_rows(branch_rows)})
+
+    def warm_rows(self, doc: DocumentCache, rows: int) -> None:
+        """Run a step of `rows` rows (all kept) on scratch columns past the document's prompt."""
+        start = doc.layers[0].offset
+        self.step.reserve(doc.layers, start + rows)
+        cols = list(range(start, start + rows))
+        group = RowGroup(doc.layers, mx.zeros((rows,), dtype=mx.int32), cols, cols, [c + 1 for c in cols],
+                         [-1] * rows, start, 1, list(range(rows)))
+        mx.eval(self.step.run([group]), [c.keys for c in doc.layers], [c.values for c in doc.layers])
 
     def reserve(self, doc: DocumentCache, columns: int) -> None:
         self.step.reserve(doc.layers, columns + self.max_tail_rows)  # (an Extend's padding rows)
+
+    def prefill_chunk(self, doc: DocumentCache, tokens: list[int]) -> None:
+        if not self.chunk_rows:
+            return super().prefill_chunk(doc, tokens)
+        for lo in range(0, len(tokens), self.chunk_rows):
+            logits = self.forward([Extend(doc, tokens[lo : lo + self.chunk_rows])])
+            mx.eval(logits, [c.keys for c in doc.layers], [c.values for c in doc.layers])
 
     def forward(self, work: Sequence[Work]) -> list[mx.array]:
         groups = [self._extend(w) if isinstance(w, Extend) else self._branch(w) for w in work]
@@ -165,7 +200,8 @@ class StepModel(_ChunkedPrefill):
                 for c in w.doc.layers:
                     c.offset += len(w.tokens)
                 w.doc.ids.extend(w.tokens)
-                results.append(logits if w.draft else logits[0])
+                first = len(w.tokens) - 1 if self.chunk_rows else 0  # (fixed shapes keep every row)
+                results.append(logits[first : first + 1 + len(w.draft)] if w.draft else logits[first])
             else:
                 counts = w.counts
                 for i, n in enumerate(counts):
@@ -177,8 +213,8 @@ class StepModel(_ChunkedPrefill):
         """The prompt's tail at the next columns (causal), a draft at the first branch's columns after it (as
         `_branch` lays them out), padding rows past both (scratch, never kept)."""
         n, d, start = len(w.tokens), len(w.draft), w.doc.layers[0].offset
-        if n > self.max_tail_rows:
-            raise ValueError(f"an Extend carries at most {self.max_tail_rows} tokens, not {n}")
+        if n > max(self.max_tail_rows, self.chunk_rows):
+            raise ValueError(f"an Extend carries at most {max(self.max_tail_rows, self.chunk_rows)} tokens, not {n}")
         end = start + n
         pad = (1 << (n + d - 1).bit_length()) - n - d
         scratch = [end + d * w.stride + r for r in range(pad)]
@@ -188,7 +224,7 @@ class StepModel(_ChunkedPrefill):
         tokens = mx.array(w.tokens + w.draft + [0] * pad, dtype=mx.int32)
         return RowGroup(w.doc.layers, tokens, tail + drafted + scratch, tail + list(range(end, end + d)) + scratch,
                         [c + 1 for c in tail] + [end] * d + [1] * pad, [-1] * n + [0] * d + [-1] * pad, end,
-                        w.stride, list(range(n - 1, n + d)))
+                        w.stride, list(range(n + d + pad)) if self.chunk_rows else list(range(n - 1, n + d)))
 
     def _branch(self, w: BranchStep) -> RowGroup:
         """Branch i's j-th token after the prompt sits at column prompt + j*k + i (interleaved), position

@@ -12,6 +12,7 @@ from typing import Any
 
 import mlx.core as mx
 
+from ..device import device_defaults, mlx_device_kind
 from .adapter import DecodeModel, Work, decode_model
 from .cache import CacheStore
 from .context import suffix_ids
@@ -27,7 +28,7 @@ from .decode import (
 )
 from .draft import MAX_DRAFT, DraftBook
 from .healing import trailing_blanks
-from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
+from .model import LoadedModel, ModelLoadError, Progress, WarmPlan, load_model, warm_up
 from .scheduler import Job, Scheduler
 from .stats import ENDED, Meter, Status, Timings
 from .tokenizer import whole_characters
@@ -53,6 +54,7 @@ class EngineSettings:
     """Engine knobs; the server maps its `laya` configuration onto these."""
 
     candidates: int = 5
+    typing_candidates: int = 2
     max_tokens: int = 48
     context_tokens: int = 1024
     suffix_share: float = 0.25
@@ -63,6 +65,17 @@ class EngineSettings:
     max_queue: int = 4
     max_in_flight: int = 4  # documents decoding at once, sharing one batched step
     draft_tokens: int = MAX_DRAFT  # longest draft a step verifies (prompt lookup, draft.py); 0 = no speculation
+    # Caches at one fixed size and every step shape warmed at load (see model.warm_up); None: the device's
+    # default (device.DeviceDefaults.fixed_shapes: on a GPU, where a new shape stalls a request).
+    fixed_shapes: bool | None = None
+
+    def warm_plan(self, device_fixed: bool) -> WarmPlan:
+        """What warm-up covers for these settings (`device_fixed`: the device's default for fixed shapes)."""
+        ks = tuple(sorted({1, self.typing_candidates, self.candidates}))
+        fixed = device_fixed if self.fixed_shapes is None else self.fixed_shapes
+        # The longest prompt, the most branches' tokens, and a block of slack for format tokens.
+        capacity = self.context_tokens + max(ks) * self.max_tokens + 64
+        return WarmPlan(self.prefill_chunk, ks, fixed, capacity, max(ks) * (1 + self.draft_tokens))
 
 
 @dataclass
@@ -147,7 +160,8 @@ class Engine:
             except ModelLoadError as exc:
                 self.load_error = str(exc)
                 raise
-            warm_up(lm, self.settings.prefill_chunk, self.settings.candidates, progress)
+            defaults = device_defaults(mlx_device_kind())
+            warm_up(lm, self.settings.warm_plan(defaults.fixed_shapes), progress)
             self.lm, self.decoder = lm, decode_model(lm.model)
             self.scheduler.batch = self._batch
             self.caches = CacheStore(lm.model, int(self.settings.cache_budget_mb * 2**20))
@@ -224,6 +238,15 @@ class Engine:
         cache = self.caches.peek(re.split("[#\0]", running, maxsplit=1)[0]) if running and self.caches else None
         return {"queued": s.queued(), "running": running, "runningTokens": len(cache.ids) if cache else 0,
                 "dropped": s.dropped, "superseded": s.superseded}
+
+    def step_traces(self) -> dict[str, Any]:
+        """Traces of the compiled step so far (warm-up's included) and whether shapes are fixed: a trace after
+        warm-up is a request that waited for one."""
+        step = getattr(self.decoder, "step", None)
+        if step is None:
+            return {"traces": 0, "warmUpTraces": 0, "fixed": False, "last": []}
+        return {"traces": len(step.traced), "warmUpTraces": step.warm_traces, "fixed": step.frozen,
+                "last": [list(s) for s in step.traced[-8:]]}
 
     @property
     def evictions(self) -> int:

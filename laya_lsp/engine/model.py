@@ -254,31 +254,58 @@ def _cast_for_device(model: nn.Module, config: dict[str, Any]) -> str:
     return dtype
 
 
-def warm_up(lm: LoadedModel, prefill_chunk: int, k: int, progress: Progress | None = None) -> None:
-    """Run every step shape typing uses once, so the first real request pays no tracing or page-in cost.
+@dataclass(frozen=True)
+class WarmPlan:
+    """What warm-up must cover: the prompt chunk, the branch counts requests use, and, for fixed shapes (the GPU
+    default, `device.DeviceDefaults.fixed_shapes`), the one cache capacity and the most rows a branch step has
+    (every branch with a full draft)."""
 
-    A short prompt (one prefill chunk), then: a prompt tail of each padded size an Extend uses (a keystroke adds
-    a few tokens), and branch steps with 1 and with k branches.
+    prefill_chunk: int
+    ks: tuple[int, ...]
+    fixed: bool = False
+    capacity: int = 0  # cache columns (fixed shapes)
+    branch_rows: int = 1
+
+
+def warm_up(lm: LoadedModel, plan: WarmPlan, progress: Progress | None = None) -> None:
+    """Run every step shape a request can meet once, so no request pays for a trace (or, on a GPU, for attention
+    plans and kernel compiles).
+
+    Typing shapes (every backend): a short prompt, a prompt tail of each padded size an Extend uses, branch steps
+    with each k in `plan.ks`. Fixed shapes add: caches allocated at `plan.capacity`, and every padded row count a
+    step can have (prompt chunks through the step, tails with drafts, branch steps with drafts); the step is then
+    frozen (step.CompiledStep.freeze), so a combination of documents that was not warmed runs as warmed shapes.
     """
     from mlx_lm.models.cache import make_prompt_cache
 
-    from .adapter import decode_model
+    from .adapter import StepModel, decode_model
     from .decode import CancelToken, DecodeSettings, complete_steps, run_alone, warm_steps
 
     t0 = time.perf_counter()
     report = progress or (lambda _msg, _pct: None)
     report("warming up", 85)
     dm = decode_model(lm.model)
+    if plan.fixed and isinstance(dm, StepModel):
+        dm.fix_shapes(plan.capacity, plan.prefill_chunk)
     sample = lm.builder.encode("def warm_up(x):\n    return x + 1\n" * 8)
     doc = DocumentCache(make_prompt_cache(lm.model))
-    prompt = sample[:prefill_chunk]
-    run_alone(dm, warm_steps(dm, doc, prompt, CancelToken(), prefill_chunk))
+    prompt = sample[: plan.prefill_chunk]
+    run_alone(dm, warm_steps(dm, doc, prompt, CancelToken(), plan.prefill_chunk))
     tails = sorted({min(1 << i, dm.max_tail_rows) for i in range(dm.max_tail_rows.bit_length())})
-    for i, n in enumerate(tails):
-        kk = max(1, k) if i == len(tails) - 1 else 1
-        settings = DecodeSettings(k=kk, max_tokens=2)
-        run_alone(dm, complete_steps(dm, doc, prompt + sample[:n], settings, CancelToken(), prefill_chunk))
+    for n in tails:  # each padded size of a prompt's tail (a keystroke adds a few tokens)
+        run_alone(dm, complete_steps(dm, doc, prompt + sample[:n], DecodeSettings(k=1, max_tokens=2), CancelToken(),
+                                     plan.prefill_chunk))
         doc.trim_to(len(prompt))
+    for k in plan.ks:  # branch steps of each k requests use
+        settings = DecodeSettings(k=max(1, k), max_tokens=2)
+        run_alone(dm, complete_steps(dm, doc, prompt + sample[:1], settings, CancelToken(), plan.prefill_chunk))
+        doc.trim_to(len(prompt))
+    if isinstance(dm, StepModel):
+        if dm.chunk_rows:  # fixed shapes: every row count any step pads to, then no new shape
+            for rows in dm.row_sizes(plan.branch_rows):
+                dm.warm_rows(doc, rows)
+            dm.step.freeze()
+        dm.step.mark_warm()
     mx.eval(lm.healing.mask(" "))  # the blank typed most ("return "): its healing mask is ready too
     lm.timings["warmup_ms"] = (time.perf_counter() - t0) * 1000
     report("ready", 100)

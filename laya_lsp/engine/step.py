@@ -27,6 +27,8 @@ KNOWN_ARCHITECTURES = frozenset({"mlx_lm.models.llama", "mlx_lm.models.qwen2"})
 
 # Caches grow by whole blocks (mlx-lm's KVCache step), so a document's step shape changes only every BLOCK tokens.
 BLOCK = KVCache.step
+# What selects a trace of the step: (rows per group, logits kept, cache columns per group).
+Shape = tuple[tuple[int, ...], int, tuple[int, ...]]
 
 
 def supports(model: Any) -> bool:
@@ -72,8 +74,14 @@ class RowGroup:
 class CompiledStep:
     """The step for one loaded model: `run(groups)` returns each group's logits and updates the groups' caches.
 
-    One compiled function per group layout (rows per group, logits kept); mx.compile traces it again only when
-    a cache grows by a block, so a typing session replays a handful of traces.
+    One compiled function per group layout (rows per group, logits kept); mx.compile traces it again when an
+    input shape changes, i.e. when a cache grows by a block. `traced` records every new shape (compiled: a trace;
+    on a GPU, compiled or not, also new attention plans and perhaps kernel compiles: a stall), so tests and
+    `laya/stats` can see them.
+
+    With a fixed `capacity` (set_capacity; the GPU default) every cache is allocated at that many columns, so a
+    document's shapes never change while typing; and once `freeze()` is called, several groups whose layout was
+    not traced run one group at a time (traced shapes) instead of tracing their combination on a request.
     """
 
     def __init__(self, model: Any, compiled: bool = True) -> None:
@@ -89,6 +97,29 @@ class CompiledStep:
         self.dtype = self.inner.norm.weight.dtype
         self.compiled = compiled
         self._fns: dict[tuple[tuple[int, ...], int], Callable[..., Any]] = {}
+        self.capacity = 0  # columns every cache is allocated with (0: grow by blocks as needed)
+        self.frozen = False
+        self.warm_traces = 0  # traces made by warm-up (mark_warm)
+        self.traced: list[Shape] = []  # one entry per trace, in order
+        self._seen: set[Shape] = set()
+
+    def set_capacity(self, columns: int) -> None:
+        """Allocate every cache with at least `columns` columns (whole blocks) from now on."""
+        self.capacity = -(-columns // BLOCK) * BLOCK
+
+    def freeze(self) -> None:
+        """From now on, run an untraced combination of several groups one group at a time (see the class)."""
+        self.frozen = True
+
+    def mark_warm(self) -> None:
+        """Warm-up is over: traces from now on were made for requests."""
+        self.warm_traces = len(self.traced)
+
+    @staticmethod
+    def shape(groups: Sequence[RowGroup]) -> Shape:
+        """What selects a trace: rows per group, logits kept, and each group's cache columns."""
+        return (tuple(g.rows for g in groups), sum(len(g.keep) for g in groups),
+                tuple(g.layers[0].keys.shape[2] for g in groups))
 
     def reserve(self, layers: list[KVCache], columns: int) -> None:
         """Make every cache hold at least `columns` columns in whole blocks, keeping the prompt it holds.
@@ -96,7 +127,8 @@ class CompiledStep:
         Allocates an empty cache; brings a cache that mlx-lm grew (or a scoring copy cut) to an odd size back
         to whole blocks. Columns past `offset` are scratch (earlier branches' tokens) and are not copied.
         """
-        cap = -(-columns // BLOCK) * BLOCK
+        cap = max(self.capacity, -(-columns // BLOCK) * BLOCK)
+        columns = max(columns, self.capacity)
         for c in layers:
             have = 0 if c.keys is None else c.keys.shape[2]
             if have >= columns and have % BLOCK == 0:
@@ -111,6 +143,12 @@ class CompiledStep:
 
     def run(self, groups: Sequence[RowGroup]) -> list[mx.array]:
         """Logits (lazy) of each group's kept rows, shape (len(keep), vocab); caches get the rows' keys/values."""
+        shape = self.shape(groups)
+        if shape not in self._seen:
+            if self.frozen and len(groups) > 1:
+                return [self.run([g])[0] for g in groups]
+            self._seen.add(shape)
+            self.traced.append(shape)
         layout = tuple(g.rows for g in groups)
         kept = sum(len(g.keep) for g in groups)
         fn = self._fns.get((layout, kept))

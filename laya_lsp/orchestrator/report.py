@@ -42,6 +42,7 @@ async def engine_report(engine: Engine, book: StatsBook, cache_budget_bytes: int
         "cacheBudgetBytes": cache_budget_bytes,
         "evictions": engine.evictions,
         "queue": engine.queue_state(),
+        "steps": engine.step_traces(),
         "model": model,
         "loadError": engine.load_error,
         "blas": active_blas(),

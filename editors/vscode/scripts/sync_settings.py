@@ -16,7 +16,7 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
-from laya_lsp.config import LIMITS, FallbackSettings, Settings, _camel
+from laya_lsp.config import CHOICES, LIMITS, FallbackSettings, Settings, _camel
 
 PACKAGE = Path(__file__).resolve().parents[1] / "package.json"
 
@@ -31,6 +31,7 @@ DESCRIPTIONS = {
     "threads": "CPU threads for MLX/BLAS; 0 keeps their defaults.",
     "cache_budget_mb": "Memory for the per-document KV caches in MB; the least recently used go first.",
     "prefill_chunk": "Prompt tokens computed per step (smaller answers cancellation sooner).",
+    "fixed_shapes": "Warm every model step shape at load and keep caches at one size (auto: on with a GPU).",
     "inline_max_lines": "Most lines of a ghost-text (inline) completion.",
     "complete_in_comments": "Offer completions inside comments.",
     "complete_in_strings": "Offer completions inside string literals.",
@@ -99,6 +100,8 @@ def server_properties() -> dict[str, dict[str, Any]]:
                 "default": _default(f),
                 "description": DESCRIPTIONS.get(key, "See the Configuration section of the laya-lsp README."),
             }
+            if not prefix and f.name in CHOICES:
+                prop["enum"] = list(CHOICES[f.name])
             if not prefix and f.name in LIMITS:
                 prop["minimum"], prop["maximum"] = LIMITS[f.name]
             props["laya." + prefix + _camel(f.name)] = prop
