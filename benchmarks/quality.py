@@ -357,7 +357,6 @@ def main() -> int:
     p.add_argument("--raw-from", metavar="RESULTS_JSON",
                    help="take the run without post-processing from an earlier results file of the same model and "
                         "tasks instead of running it again (to compare post-processing variants)")
-    p.add_argument("--settings", default="{}", help="more server settings, JSON (e.g. '{\"steerNames\": false}')")
     p.add_argument("--server-from", metavar="DIR", help="run the server from another checkout (a paired 'before' run)")
     p.add_argument("--evals", default=str(EVALS), help="folder of the HumanEval infilling files (default: ../shared/evals)")
     p.add_argument("--split", choices=["dev", "test"], help="only the tasks of this split (benchmarks/quality_names.py)")
