@@ -189,7 +189,8 @@ async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespa
     """Every task through one server: the texts each would insert at the cursor, and the server's records."""
     multi = name in MULTI_LINE_SETS
     settings = {"postprocess": postprocess, "candidates": args.candidates, "debounceMs": 0,
-                "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0}
+                "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0,
+                **json.loads(args.settings)}
     client = ReplayClient(server_command(args.model), settings)
     await client.start()
     answers = []
@@ -345,6 +346,7 @@ def main() -> int:
                    help="take the run without post-processing from an earlier results file of the same model and "
                         "tasks instead of running it again (to compare post-processing variants)")
     p.add_argument("--save-as", default="quality", help="results name: benchmarks/results/<date>-<name>.json")
+    p.add_argument("--settings", default="{}", help="laya settings (JSON) over the run's own, e.g. '{\"draftTokens\": 0}'")
     args = p.parse_args()
     if args.quick:
         args.limit_single = args.limit_multi = args.limit_heldout = args.limit_files = 30

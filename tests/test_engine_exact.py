@@ -21,11 +21,11 @@ from laya_lsp.engine.decode import (
     Cancelled,
     CancelToken,
     DecodeSettings,
-    LineStop,
     complete_steps,
     run_alone,
 )
 from laya_lsp.engine.model import load_model
+from laya_lsp.engine.stop import LineStop
 
 
 @pytest.fixture(scope="module")

@@ -131,3 +131,22 @@ def test_a_repo_id_missing_from_the_cache_gets_a_clear_error(tmp_path: Path):
     assert proc.returncode != 0
     assert "'mlx-community/Absent-4bit' is not in the local Hugging Face cache" in proc.stderr
     assert str(tmp_path) in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_model_too_large_to_dequantize_keeps_its_layers_quantized_and_its_head_float(monkeypatch):
+    """On a CPU the float copy must fit a quarter of the memory (device.py); a machine with less keeps the quantized
+    layers and dequantizes only the output head."""
+    import psutil
+
+    total = 4 * 10 * 2**20  # a quarter of it (10 MiB) is less than the tiny model's float copy (~80 MB)
+    real = psutil.virtual_memory
+
+    def small(*args: object, **kwargs: object) -> object:
+        return real(*args, **kwargs)._replace(total=total)
+
+    monkeypatch.setattr(psutil, "virtual_memory", small)
+    lm = load_model(str(checkpoint("tiny", 4)))
+    assert lm.dtype == "4-bit affine, group 64, float32; head float32"
+    assert isinstance(lm.model.model.layers[0].mlp.down_proj, nn.QuantizedLinear)
+    assert type(lm.model.model.embed_tokens) is nn.Embedding
+    assert _greedy(lm.model, lm.builder.encode(SOURCE))

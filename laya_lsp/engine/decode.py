@@ -20,7 +20,6 @@ import threading
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Protocol, TypeVar
 
 import mlx.core as mx
@@ -28,6 +27,7 @@ import mlx.core as mx
 from .adapter import BranchStep, DecodeModel, Extend, Work, decode_model
 from .cache import DocumentCache
 from .logprobs import log_softmax
+from .stop import StopRule, Verdict, never_stop
 
 T = TypeVar("T")
 # A step coroutine: yields the work it needs (None: it computed a prefill chunk alone), is sent its logits.
@@ -70,44 +70,6 @@ class CancelToken:
 def greedy(logprobs: mx.array) -> mx.array:
     """The most likely token of each row."""
     return mx.argmax(logprobs, axis=-1)
-
-
-class Verdict(Enum):
-    """What a stop rule says about a branch's next token."""
-
-    GO = "go"  # keep it and go on
-    END = "end"  # keep it, then end the branch
-    CUT = "cut"  # end the branch without it
-
-
-# (the branch's tokens so far, its next token) -> verdict
-StopRule = Callable[[list[int], int], Verdict]
-
-
-def never_stop(_ids: list[int], _token: int) -> Verdict:
-    return Verdict.GO
-
-
-@dataclass(frozen=True)
-class LineStop:
-    """Completions' stop rule: a special token ends a branch (and is dropped); so does the `max_lines`-th newline
-    once the branch has shown a non-blank token (a leading newline does not count as a line)."""
-
-    max_lines: int
-    stop_ids: frozenset[int]
-    newline_ids: frozenset[int]
-    blank_ids: frozenset[int]
-
-    def __call__(self, ids: list[int], token: int) -> Verdict:
-        if token in self.stop_ids:
-            return Verdict.CUT
-        if token not in self.newline_ids:
-            return Verdict.GO
-        lines, content = 0, False  # newlines are rare: count them only when one comes
-        for t in ids:
-            lines += t in self.newline_ids and content
-            content = content or t not in self.blank_ids
-        return Verdict.END if content and lines + 1 >= self.max_lines else Verdict.GO
 
 
 @dataclass

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from .decode import Draft
 
 # A step of R rows costs about 1 + ROW_COST * (R - 1) one-row steps on the CPU (benchmarks/speculation.py,
-# 2026-12-02, embedded model, contexts 64 / 1000: 2 rows 1.13 / 1.31x, 4 rows 1.32 / 1.52x, 8 rows 1.88 / 2.11x).
-ROW_COST = 0.15
+# 2026-12-02, embedded model, contexts 64 / 1000, load ~4: 2 rows 1.13 / 1.31x, 4 rows 1.32 / 1.52x, 8 rows
+# 1.88 / 2.11x; at load ~9 2 rows cost 1.4-1.7x).
+ROW_COST = 0.2
 NGRAMS = (3, 2, 1)
 MAX_DRAFT = 8
 # A class whose measured acceptance says "no draft" still gets a one-token draft this often, so it can recover.
@@ -72,16 +73,18 @@ class DraftPolicy:
     decay: float = 0.98
     classes: dict[str, _Acceptance] = field(default_factory=dict)
 
-    def length(self, source: str, available: int) -> tuple[int, float]:
+    def length(self, source: str, available: int, branches: int = 1) -> tuple[int, float]:
         """The draft length with the most tokens expected per unit of step cost (0: not worth a row), and that
         gain over a step without a draft (each draft token is accepted with the class's measured rate, until
-        the first one that is not)."""
+        the first one that is not). With k `branches` drafting alike, a step of k(n+1) rows replaces one of k."""
         acc = self.classes.setdefault(source, _Acceptance())
         acc.asked += 1
         a = min(acc.rate, 0.99)
         best, best_gain = 0, 1.0
+        plain = 1 + self.row_cost * (branches - 1)
         for n in range(1, min(available, self.max_draft) + 1):
-            gain = (1 - a ** (n + 1)) / (1 - a) / (1 + self.row_cost * n)  # tokens per step ÷ the step's cost
+            tokens = (1 - a ** (n + 1)) / (1 - a)  # expected tokens a step writes per branch
+            gain = tokens * plain / (1 + self.row_cost * (branches * (n + 1) - 1))
             if gain > best_gain:
                 best, best_gain = n, gain
         if best == 0 and available > 0 and acc.asked % EXPLORE_EVERY == 0:
@@ -101,9 +104,11 @@ class PromptLookup:
     """A request's drafter (decode.py's `Drafter`): prompt lookup over its prompt and other named sequences
     (`sources`: (name, token ids), looked through in order)."""
 
-    def __init__(self, prompt: list[int], policy: DraftPolicy, sources: Sequence[tuple[str, list[int]]] = ()) -> None:
+    def __init__(self, prompt: list[int], policy: DraftPolicy, sources: Sequence[tuple[str, list[int]]] = (),
+                 branches: int = 1) -> None:
         self.prompt = prompt
         self.policy = policy
+        self.branches = branches
         self._prompt_bytes = _bytes(prompt)
         self._others = [(name, _bytes(ids), len(ids), ids) for name, ids in sources if len(ids) > 1]
 
@@ -116,7 +121,7 @@ class PromptLookup:
     def propose(self, ids: list[int], limit: int) -> Draft | None:
         best: tuple[float, int, Draft] | None = None
         for source, matched, follows in self._matches(ids):
-            n, gain = self.policy.length(source, min(limit, len(follows)))
+            n, gain = self.policy.length(source, min(limit, len(follows)), self.branches)
             if n > 0 and (best is None or (gain, matched) > best[:2]):  # (a tie: the longer match)
                 best = (gain, matched, Draft(follows[:n], source))
         return best[2] if best else None
@@ -157,13 +162,13 @@ class DraftBook:
         self.policy = DraftPolicy(max_draft=max_draft)
         self._answers: dict[str, list[list[int]]] = {}
 
-    def drafter(self, doc_id: str, prompt: list[int], buffers: list[list[int]]) -> PromptLookup | None:
+    def drafter(self, doc_id: str, prompt: list[int], buffers: list[list[int]], branches: int = 1) -> PromptLookup | None:
         """A request's drafter: its prompt, the document's last answers, the other buffers (None: off)."""
         if self.policy.max_draft <= 0:
             return None
         sources = [("answer", seq) for seq in self._answers.get(doc_id, [])]
         sources += [("buffers", ids) for ids in buffers]
-        return PromptLookup(prompt, self.policy, sources)
+        return PromptLookup(prompt, self.policy, sources, branches)
 
     def answered(self, doc_id: str, prompt: list[int], branches: list[list[int]]) -> None:
         """Keep an answer's branches, newest first, with the last ANSWERS_KEPT answers of the document."""

@@ -20,9 +20,7 @@ from .decode import (
     Branch,
     Cancelled,
     DecodeSettings,
-    LineStop,
     LogitsProcessor,
-    Verdict,
     complete_steps,
     warm_steps,
 )
@@ -31,6 +29,7 @@ from .healing import trailing_blanks
 from .model import LoadedModel, ModelLoadError, Progress, WarmPlan, load_model, warm_up
 from .scheduler import Job, Scheduler
 from .stats import ENDED, Meter, Status, Timings
+from .stop import LineStop, Verdict
 from .tokenizer import whole_characters
 from .work import ModelWork, work_job
 
@@ -370,7 +369,8 @@ class Engine:
             max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
             stop=stop,
             logits_processors=[self._healing(heal)] if heal else [],
-            draft=self.drafts.drafter(req.doc_id, prompt, self.caches.prompts_except(req.doc_id)),
+            draft=self.drafts.drafter(req.doc_id, prompt, self.caches.prompts_except(req.doc_id),
+                                      req.candidates or s.candidates),
         )
         doc = self.caches.get(req.doc_id)
         try:

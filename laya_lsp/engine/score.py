@@ -19,9 +19,10 @@ from mlx_lm.models.cache import KVCache, make_prompt_cache
 
 from .adapter import decode_model
 from .cache import DocumentCache
-from .decode import CancelToken, DecodeSettings, LogitsProcessor, Verdict, decode_branches, prefill_chunked
+from .decode import CancelToken, DecodeSettings, LogitsProcessor, decode_branches, prefill_chunked
 from .logprobs import log_softmax
 from .model import LoadedModel
+from .stop import Verdict
 
 # Options per forward pass; larger sets are scored in several passes of this size (rows of one step, or one KV
 # copy each where the model takes no compiled step).

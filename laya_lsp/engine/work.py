@@ -23,11 +23,12 @@ import mlx.core as mx
 
 from .cache import DocumentCache
 from .context import ContextWindow, suffix_ids
-from .decode import Cancelled, CancelToken, DecodeSettings, LineStop, decode_branches, prefill_chunked
+from .decode import Cancelled, CancelToken, DecodeSettings, decode_branches, prefill_chunked
 from .model import LoadedModel
 from .scheduler import Job
 from .score import ConstrainedResult, ScoreResult, borrow, constrained_decode, score_options
 from .stats import ENDED, Meter, Status, Timings
+from .stop import LineStop
 from .tokenizer import whole_characters
 
 if TYPE_CHECKING:

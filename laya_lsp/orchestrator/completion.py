@@ -302,17 +302,25 @@ class CompletionFlow:
         job = self.engine.complete(req)
         self._in_background(self._keep_speculation(doc_id, job, hyp, hyp_offset, plan))
 
+    async def _background_answer(self, doc_id: str, source: Source, job: Job, doc: SyntaxDocument, offset: int,
+                                 plan: CompletionPlan) -> Completion | None:
+        """A background job's cleaned answer (None: it failed or found nothing), its record booked; a failure is
+        only a missed shortcut."""
+        kind = source.value  # background requests are of their source's kind: speculative, block
+        try:
+            result: CompletionResult = await wait_job(self.engine, job, Caller(), cancel=False)
+        except Exception as exc:  # noqa: BLE001 - booked as the error it was
+            self.records.failed(doc_id, kind, plan.reason, exc, own=True)
+            return None
+        answer = self._cleaned(doc, offset, plan, result) if result.candidates else None
+        self.records.answered(doc_id, kind, source, result, plan.reason, own=True,
+                              postprocess_ms=answer.postprocess_ms if answer else 0.0)
+        return answer
+
     async def _keep_speculation(self, doc_id: str, job: Job, hyp: SyntaxDocument, offset: int,
                                 plan: CompletionPlan) -> None:
         """Clean the speculative candidates here, on the event loop: the inference worker goes on to real work."""
-        try:
-            result: CompletionResult = await wait_job(self.engine, job, Caller(), cancel=False)
-        except Exception as exc:  # noqa: BLE001 - a failed speculation is only a missed shortcut
-            self.records.failed(doc_id, "speculative", plan.reason, exc, own=True)
-            return
-        spec = self._cleaned(hyp, offset, plan, result) if result.candidates else None
-        self.records.answered(doc_id, "speculative", Source.SPECULATIVE, result, plan.reason, own=True,
-                              postprocess_ms=spec.postprocess_ms if spec else 0.0)
+        spec = await self._background_answer(doc_id, Source.SPECULATIVE, job, hyp, offset, plan)
         if spec is not None and spec.suggestions and doc_id in self._shown:  # (closed meanwhile: nothing to keep)
             self._spec[doc_id] = _Shown(hyp.text[:offset], hyp.text[offset:], spec)
 
@@ -328,14 +336,7 @@ class CompletionFlow:
     async def _keep_block(self, doc_id: str, job: Job, doc: SyntaxDocument, offset: int, plan: CompletionPlan) -> None:
         """The block replaces its first line in the typed-through store, if the user has not moved on; then the
         speculation for its top line accepted starts from it."""
-        try:
-            result: CompletionResult = await wait_job(self.engine, job, Caller(), cancel=False)
-        except Exception as exc:  # noqa: BLE001 - a failed block is only a missed shortcut
-            self.records.failed(doc_id, "block", plan.reason, exc, own=True)
-            return
-        block = self._cleaned(doc, offset, plan, result) if result.candidates else None
-        self.records.answered(doc_id, "block", Source.BLOCK, result, plan.reason, own=True,
-                              postprocess_ms=block.postprocess_ms if block else 0.0)
+        block = await self._background_answer(doc_id, Source.BLOCK, job, doc, offset, plan)
         shown = self._shown.get(doc_id)
         if block is None or shown is None or (shown.prefix, shown.suffix) != (doc.text[:offset], doc.text[offset:]):
             return

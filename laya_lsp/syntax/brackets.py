@@ -35,6 +35,27 @@ class BracketScan:
         return self.outer_closers[0][0] if self.outer_closers else None
 
 
+def outside_quotes(line: str, quotes: str) -> tuple[list[int], str | None]:
+    """Indices of `line`'s characters outside single-line string literals (a backslash escapes the next
+    character inside one), and the quote of a string still open at the end (None if none)."""
+    outside: list[int] = []
+    quote: str | None = None
+    i = 0
+    while i < len(line):
+        char = line[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote = None
+        elif char in quotes:
+            quote = char
+        else:
+            outside.append(i)
+        i += 1
+    return outside, quote
+
+
 @lru_cache(maxsize=64)
 def _string_stops(delim: str, multiline: bool) -> re.Pattern[str]:
     """Where a string body can change state: an escape, its closing delimiter, or a line end."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from .brackets import CLOSE_TO_OPEN, OPEN_TO_CLOSE, scan_brackets
+from .brackets import CLOSE_TO_OPEN, OPEN_TO_CLOSE, outside_quotes, scan_brackets
 from .document import SyntaxDocument
 from .languages import LanguageSpec
 
@@ -236,20 +236,10 @@ def _in_interpolation(doc: SyntaxDocument, byte: int) -> bool:
 
 def _text_comment_or_string(prefix: str, spec: LanguageSpec) -> tuple[bool, str | None]:
     """Fallback (no grammar): quotes and comment markers on the cursor line decide."""
-    open_quote: str | None = None
-    i = 0
-    while i < len(prefix):
-        ch = prefix[i]
-        if open_quote:
-            if ch == "\\":
-                i += 1
-            elif ch == open_quote:
-                open_quote = None
-        elif ch in spec.quotes:
-            open_quote = ch
-        elif spec.line_comment and prefix.startswith(spec.line_comment, i):
-            return True, None
-        i += 1
+    outside, open_quote = outside_quotes(prefix, spec.quotes)
+    marker = spec.line_comment
+    if marker and any(prefix.startswith(marker, i) for i in outside):
+        return True, None  # (the first marker outside a string starts the comment; quotes after it are text)
     return False, open_quote
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .brackets import scan_brackets
+from .brackets import outside_quotes, scan_brackets
 from .context import CursorContext, leading_ws, width
 from .languages import LanguageSpec
 
@@ -201,23 +201,15 @@ def _opens_block(code: str) -> bool:
     word = _WORD.match(code)
     if word is None or word.group() not in _PY_HEADERS:
         return False
-    depth, quote, colons, index = 0, "", 0, 0
-    while index < len(code):
+    depth, colons = 0, 0
+    for index in outside_quotes(code, "\"'")[0]:
         char = code[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif char == quote:
-                quote = ""
-        elif char in "\"'":
-            quote = char
-        elif char in "([{":
+        if char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
         elif char == ":" and depth == 0 and code[index + 1:index + 2] != "=":  # `:=` is the walrus
             colons += 1
-        index += 1
     return colons == 1
 
 
