@@ -40,6 +40,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from benchmarks import deep_lines, quality_names
 from benchmarks.common import save
 from laya_lsp.replay import LANGUAGES, Buffer, ReplayClient, server_command
 from laya_lsp.syntax import SyntaxDocument, plan_completion
@@ -49,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 EVALS = ROOT.parent / "shared" / "evals"
 HELDOUT = ROOT / "benchmarks" / "data" / "heldout.jsonl"
+DEEP = ROOT / "benchmarks" / "data" / "deep-lines.jsonl"
 FILES = [str(ROOT / "examples" / "*")]
 MULTI_LINE_SETS = frozenset({"humaneval-multi"})
 STATS_EVERY = 100  # tasks between reads of the server's request records (it keeps the last 256)
@@ -104,8 +106,8 @@ def file_line_tasks(patterns: list[str], limit: int) -> list[dict[str, Any]]:
 def load_tasks(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
     rng = random.Random(0)
     sets: dict[str, list[dict[str, Any]]] = {}
-    single = EVALS / "humaneval-single-line-even.jsonl"
-    multi = EVALS / "humaneval-multi-line-even.jsonl"
+    single = Path(args.evals) / "humaneval-single-line-even.jsonl"
+    multi = Path(args.evals) / "humaneval-multi-line-even.jsonl"
     if single.exists():
         rows = [json.loads(x) for x in single.open()]
         sets["humaneval-single"] = [
@@ -120,7 +122,10 @@ def load_tasks(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
     if HELDOUT.exists():
         rows = [json.loads(x) for x in HELDOUT.open()]
         sets["heldout-lines"] = rows[: args.limit_heldout]
+        sets["heldout-names"] = quality_names.name_tasks(rows)[: args.limit_heldout]
     sets["file-lines"] = file_line_tasks(args.files, args.limit_files)
+    if DEEP.exists():  # whole held-out files, the cursor deep in them (benchmarks/deep_lines.py)
+        sets.update(deep_lines.load_sets(args.limit_heldout))
     return sets
 
 
@@ -191,7 +196,11 @@ async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespa
     settings = {"postprocess": postprocess, "candidates": args.candidates, "debounceMs": 0,
                 "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0,
                 **json.loads(args.settings)}
-    client = ReplayClient(server_command(args.model), settings)
+    command = server_command(args.model)
+    if args.server_from:  # another checkout's server (e.g. main before a change), this benchmark's tasks and scoring
+        command = ["env", "-C", args.server_from, f"PYTHONPATH={args.server_from}", "PYTHONDONTWRITEBYTECODE=1",
+                   *command]
+    client = ReplayClient(command, settings)
     await client.start()
     answers = []
     records: dict[int, dict[str, Any]] = {}
@@ -231,6 +240,7 @@ def score(tasks: list[dict[str, Any]], answers: list[dict[str, Any]], multi: boo
             top = top.rstrip() + "\n" + task["line_prefix"] if task["before_code"] else top
             fits = parses(task["prefix"] + top + task["suffix"], task["language"])
         per_task.append({"empty": not answer["texts"], "em": float(got == want), "es": edit_similarity(got, want),
+                         "nim": quality_names.name_match(got, want, task.get("typed", "")),
                          "valid": [v for v in valid if v is not None and task["doc_parses"]],
                          "valid_vs_truth": [v for v in valid if v is not None and task["truth_parses"]],
                          "fits": fits})
@@ -253,7 +263,9 @@ def score(tasks: list[dict[str, Any]], answers: list[dict[str, Any]], multi: boo
         "p50_ms": round(statistics.median(lat), 1) if lat else 0,
         # the server's own measure: decode time per decoding step (one token per branch), this set's requests
         "decode_ms_per_token": round(float(server["summary"].get("decode_ms_per_token") or 0), 2),
-        "rules": dict(rules), "plans": dict(plans)}
+        "rules": dict(rules), "plans": dict(plans),
+        "steered": sum(bool((r.get("extra") or {}).get("steered")) for r in server["records"]),
+        "names": quality_names.breakdown(tasks, per_task) if not multi else None}
     return totals, per_task
 
 
@@ -345,6 +357,10 @@ def main() -> int:
     p.add_argument("--raw-from", metavar="RESULTS_JSON",
                    help="take the run without post-processing from an earlier results file of the same model and "
                         "tasks instead of running it again (to compare post-processing variants)")
+    p.add_argument("--server-from", metavar="DIR", help="run the server from another checkout (a paired 'before' run)")
+    p.add_argument("--evals", default=str(EVALS), help="folder of the HumanEval infilling files (default: ../shared/evals)")
+    p.add_argument("--split", choices=["dev", "test"], help="only the tasks of this split (benchmarks/quality_names.py)")
+    p.add_argument("--sets", nargs="+", help="only these sets (default: all)")
     p.add_argument("--save-as", default="quality", help="results name: benchmarks/results/<date>-<name>.json")
     p.add_argument("--settings", default="{}", help="laya settings (JSON) over the run's own, e.g. '{\"draftTokens\": 0}'")
     args = p.parse_args()
@@ -354,7 +370,9 @@ def main() -> int:
     report: dict[str, Any] = {"args": vars(args), "sets": {}}
     t0 = time.time()
     for name, tasks in sets.items():
-        if not tasks:  # a limit of 0 leaves the set out
+        if args.split:
+            tasks = [t for t in tasks if quality_names.split(t["id"]) == args.split]
+        if not tasks or (args.sets and name not in args.sets):  # a limit of 0 leaves the set out
             continue
         multi = name in MULTI_LINE_SETS
         for task in tasks:
@@ -362,13 +380,17 @@ def main() -> int:
             task["before_code"] = plan_completion(doc, len(task["prefix"])).before_code
             task["line_prefix"] = cursor_context(doc, len(task["prefix"])).line_prefix
             task["class"] = position_class(task)
+            task["trigger"], task["split"] = quality_names.trigger(task), quality_names.split(task["id"])
+            word = len(task["prefix"]) - len(task["prefix"].rstrip(WORD_CHARS))
+            task["typed"] = task["prefix"][word:]
             task["doc_parses"] = bool(parses(task["prefix"] + task["suffix"], task["language"]))
             task["truth_parses"] = bool(parses(task["prefix"] + task["middle"] + task["suffix"], task["language"]))
         saved = saved_raw_run(args.raw_from, name, tasks) if args.raw_from else None
         entry: dict[str, Any] = {"baselines": baseline_scores(tasks, multi),
                                  "docs_parse": sum(t["doc_parses"] for t in tasks),
                                  "docs_parse_with_truth": sum(t["truth_parses"] for t in tasks),
-                                 "tasks": [{"id": t["id"], "class": t["class"]} for t in tasks]}
+                                 "tasks": [{"id": t["id"], "class": t["class"], "trigger": t["trigger"], "split": t["split"]}
+                                           for t in tasks]}
         answers, server = asyncio.run(ask_all(tasks, name, args, postprocess=True))
         entry["laya"], post = score(tasks, answers, multi, server)
         for row, answer in zip(entry["tasks"], answers):
@@ -386,6 +408,7 @@ def main() -> int:
                 row["raw"] = answer["texts"]
         report["sets"][name] = entry
         print_set(name, entry)
+        quality_names.print_breakdown(entry)
     report["wall_s"] = round(time.time() - t0, 1)
     print("saved", save(args.save_as, report))
     return 0

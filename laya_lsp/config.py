@@ -67,6 +67,10 @@ class Settings:
     # Longest draft a decode step verifies (prompt lookup over the document, its last answer and the other buffers;
     # the output is the same, only the number of steps changes); 0 = no speculation.
     draft_tokens: int = _ENGINE.draft_tokens
+    steer_names: bool = True  # steer the next identifier towards names that exist there (docs/analysis.md)
+    steer_wait_ms: int = 150  # how long after a request its first decoding step waits for the name analysis
+    # When every candidate fails the syntax checks, one more run asks for this many (0 = off): docs/analysis.md.
+    wider_candidates: int = 8
     decision_tokens: int = 256
     decision_threshold: float = 0.5
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
@@ -109,6 +113,8 @@ LIMITS: dict[str, tuple[float, float]] = {
     "decision_tokens": (16, 8192),
     "cross_file_tokens": (0, 16384),
     "outline_tokens": (0, 16384),
+    "steer_wait_ms": (0, 10000),
+    "wider_candidates": (0, 10),
     "decision_threshold": (0.0, 1.0),
 }
 

@@ -116,5 +116,9 @@ class ChunkRing:
         self._snapshots[uri] = _Snapshot(self.version, now, chunks)
         return chunks
 
+    def texts_besides(self, uri: str) -> list[str]:
+        """The ring's chunks of other files (what name analysis reads of them: bounded by the ring's size)."""
+        return [c.text for c in self._chunks.values() if c.uri != uri]
+
     def forget_snapshot(self, uri: str) -> None:
         self._snapshots.pop(uri, None)

@@ -19,6 +19,7 @@ from .engine import (
     ModelInfo,
 )
 from .model import DEFAULT_MODEL_DIR, ModelLoadError, Progress, hub_snapshot, model_name, resolve_model
+from .names import NameSet, NameSteer
 from .scheduler import Job
 from .score import ScoreResult
 from .stats import Kind, RequestStats, Source, StatsBook, Status, Timings
@@ -41,6 +42,8 @@ __all__ = [
     "ModelLoadError",
     "ModelUnavailable",
     "ModelWork",
+    "NameSet",
+    "NameSteer",
     "Progress",
     "RequestStats",
     "ScoreResult",

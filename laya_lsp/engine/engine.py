@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import re
 import time
 from collections.abc import Callable, Generator
@@ -27,6 +28,7 @@ from .decode import (
 from .draft import MAX_DRAFT, DraftBook
 from .healing import trailing_blanks
 from .model import LoadedModel, ModelLoadError, Progress, WarmPlan, load_model, warm_up
+from .names import NameSteer, deferred_steering
 from .scheduler import Job, Scheduler
 from .stats import ENDED, Meter, Status, Timings
 from .stop import LineStop, Verdict
@@ -93,6 +95,9 @@ class CompletionRequest:
     context: list[tuple[str, str]] = field(default_factory=list)
     # A prompt already built (token ids), answered as it is: `text` and `offset` then only matter for healing.
     prompt_ids: list[int] | None = None
+    # Names that exist at the cursor (engine/names.py), asked for at the first decoding step, after the prefill,
+    # so the analysis runs beside it; None from the call (or no call): decoding is not steered.
+    names: Callable[[], NameSteer | None] | None = None
 
 
 @dataclass
@@ -364,11 +369,12 @@ class Engine:
                 st.set(decode_tokens=len(ids) + 1)
             return line_stop(ids, token)
 
+        steering: dict[str, Any] = {}  # whether names came in time to steer (for the request's record)
         dec = DecodeSettings(
             k=req.candidates or s.candidates,
             max_tokens=req.max_tokens if req.max_tokens is not None else s.max_tokens,
             stop=stop,
-            logits_processors=[self._healing(heal)] if heal else [],
+            logits_processors=([self._healing(heal)] if heal else []) + self._steering(req, steering),
             draft=self.drafts.drafter(req.doc_id, prompt, self.caches.prompts_except(req.doc_id),
                                       req.candidates or s.candidates),
         )
@@ -382,6 +388,7 @@ class Engine:
                decode_tokens=max((len(b.ids) for b in out.branches), default=0), decode_steps=c.steps,
                draft_tokens=c.drafted, accepted_tokens=c.accepted)
         extra = {"drafts": {k: list(v) for k, v in c.by_source.items()}} if c.by_source else {}
+        extra.update(steering)
         return self._finished(job, req, st, self._candidates(out.branches, req.text, heal), extra)
 
     def _healing(self, heal: str) -> LogitsProcessor:
@@ -394,6 +401,13 @@ class Engine:
 
         return process
 
+    def _steering(self, req: CompletionRequest, record: dict[str, Any]) -> list[LogitsProcessor]:
+        """`req`'s name steering (engine/names.py `deferred_steering`), none without names."""
+        assert self.lm is not None
+        if req.names is None or self.lm.token_trie is None:
+            return []
+        return [deferred_steering(req.names, self.lm.token_trie, self.lm.token_texts, record)]
+
     def _candidates(self, branches: list[Branch], document: str, heal: str = "") -> list[Candidate]:
         """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job),
         cut before bytes that form no character (`whole_characters`).
@@ -404,6 +418,8 @@ class Engine:
         out: list[Candidate] = []
         seen: set[str] = set()
         for b in sorted(branches, key=lambda b: -b.logprob):
+            if b.logprob == -math.inf:  # started on a token name steering ruled out (fewer names than branches)
+                continue
             text = whole_characters(self.lm.decode(b.ids), document)
             if heal:
                 n = 0

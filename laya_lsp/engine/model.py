@@ -23,6 +23,7 @@ from ..device import device_defaults, mlx_device_kind
 from .cache import DocumentCache
 from .fim import FimFormat, PromptBuilder, detect_fim
 from .healing import HealMasks
+from .names import TokenTrie
 from .tokenizer import Tokenizer, TokenizerError, load_tokenizer
 from .weights import dequantize, float_bytes, load_weights, quantization_label
 
@@ -54,6 +55,8 @@ class LoadedModel:
     dtype: str
     # Each id's text, decoded in one batch at load, never on a keystroke; token healing groups them (healing.py).
     token_texts: list[str] = field(default_factory=list, repr=False)
+    # The vocabulary as a token trie for name steering (engine/names.py), built at load, never on a keystroke.
+    token_trie: TokenTrie | None = field(default=None, repr=False)
     timings: dict[str, float] = field(default_factory=dict)
     healing: HealMasks = field(default_factory=lambda: HealMasks([]), repr=False)
 
@@ -212,6 +215,8 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
                      name=model_name(spec, path, config), newline_ids=newline_ids, blank_ids=blank_ids,
                      stop_ids=stop, n_params=sum(v.size for v in _parameters(model)), dtype=dtype,
                      token_texts=token_texts, healing=healing)
+    lm.token_trie = TokenTrie(token_texts, len(token_texts))
+    clock.lap("token_trie_ms")
     lm.timings.update(clock.laps, load_ms=clock.total())
     return lm
 

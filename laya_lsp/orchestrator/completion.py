@@ -29,6 +29,7 @@ from typing import Any
 from ..config import Settings
 from ..engine import CompletionRequest, CompletionResult, Engine, Job, Source, Status
 from ..syntax import CompletionPlan, SyntaxDocument, plan_completion
+from .analysis import NameAnalysis, wider_run
 from .answers import Completion, Suggestion, clean
 from .prompt_context import PromptContext
 from .records import Records
@@ -90,6 +91,7 @@ class CompletionFlow:
         self.gate = gate
         self.records = records
         self.context = PromptContext()
+        self.names = NameAnalysis(self.context.ring.texts_besides)
         self._shown: dict[str, _Shown] = {}  # the last answer sent, per document
         self._spec: dict[str, _Shown] = {}  # the speculative answer for "top line accepted", per document
         self._inflight: dict[str, _InFlight] = {}
@@ -101,6 +103,8 @@ class CompletionFlow:
         """A document was opened: remember its language, take its chunks, warm its cache (cursor at the top)."""
         self._language[doc_id] = language_id
         self.context.ring.observe_file(doc_id, doc.text)
+        if self.settings().steer_names and doc.language is not None:
+            self.names.warm()
         self.warm(doc_id, doc, 0)
 
     def saved(self, doc_id: str, doc: SyntaxDocument) -> None:
@@ -141,10 +145,12 @@ class CompletionFlow:
         if refused is not None:
             return Completion([], refused)
         answer: Completion | None = None
-        for _attempt in range(2):
+        wider: int | None = None  # a second run's candidates, when every candidate of the first was rejected
+        for _attempt in range(3):
             if not current():
                 return None
-            ticket = self._start(doc_id, doc, offset, kind, version, debounce, remember, typing)
+            ticket = self._start(doc_id, doc, offset, kind, version, debounce and wider is None, remember, typing,
+                                 wider)
             if ticket.immediate is not None:
                 return ticket.immediate
             if ticket.job is None:
@@ -153,9 +159,14 @@ class CompletionFlow:
             if not ticket.shared and caller.hold is not None:
                 caller.hold(ticket.job.future)
             answer = await self._answer(doc_id, doc, offset, kind, ticket, current, remember, caller)
-            if answer is None or not (ticket.shared and not answer.suggestions):
+            if answer is None:
+                return None
+            if ticket.shared and not answer.suggestions:
+                continue  # The user typed past what the running generation predicted: ask the model for this text.
+            had = len(answer.result.candidates) if answer.result is not None else 0
+            wider = wider_run(answer.suggestions, answer.rejected, had, wider, self.settings())
+            if wider is None:
                 return answer
-            # The user typed past what the running generation predicted: ask the model for this text.
         return answer
 
     async def _answer(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, ticket: _Ticket,
@@ -185,10 +196,11 @@ class CompletionFlow:
                 self.records.when_done(ticket.job, doc_id, kind, Source.MODEL, ticket.plan.reason)
 
     def _start(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, version: int | None,
-               debounce: bool, remember: bool, typing: bool = False) -> _Ticket:
-        """Decide how to answer: from what was shown or is running, by a new model run, or not at all."""
+               debounce: bool, remember: bool, typing: bool = False, wider: int | None = None) -> _Ticket:
+        """Decide how to answer: from what was shown or is running, by a new model run, or not at all
+        (`wider`: a run for this many candidates, every candidate of the last one having been rejected)."""
         s = self.settings()
-        wanted = s.typing_candidates if typing else s.candidates
+        wanted = wider or (s.typing_candidates if typing else s.candidates)
         prefix, suffix = doc.text[:offset], doc.text[offset:]
         if s.typed_through:
             for entry, source in ((self._shown.get(doc_id), "typed-through"), (self._spec.get(doc_id), "speculative")):
@@ -237,7 +249,7 @@ class CompletionFlow:
             max_lines=lines or (plan.max_lines if plan.multiline else 1),
             max_tokens=min(s.max_tokens, plan.max_tokens),
             version=version, debounce=debounce, context=self._context(doc_id, doc, offset), background=background,
-            source=source,
+            source=source, names=self.names.for_request(doc_id, doc, offset, s) if kind != "warm-up" else None,
         )
 
     @staticmethod

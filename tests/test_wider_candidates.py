@@ -1,0 +1,52 @@
+"""No blank where a good answer exists (issue 23): when the syntax checks reject every candidate of a run, one
+more run asks for `widerCandidates` and its survivors are shown; 0 keeps the answer blank. Through the real
+server over stdio with the embedded default model, at a HumanEval cursor (tests/data/humaneval) where the two
+candidates asked while typing both fail: the code below is indented deeper, so the line must open a block."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from pathlib import Path
+
+import pytest_lsp
+from lsphelpers import open_doc, position_at, stats
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+TASK = "SingleLineInfilling/HumanEval/24/L0"
+DATA = Path(__file__).parent / "data" / "humaneval" / "humaneval-single-line-even.jsonl"
+ROW = next(r for r in map(json.loads, DATA.open()) if r["task_id"] == TASK)
+TEXT, CURSOR = ROW["prompt"] + ROW["suffix"], len(ROW["prompt"])
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "laya_lsp"]))
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), process_id=None,
+        initialization_options={"candidates": 2, "typedThrough": False, "speculative": False, "steerNames": False}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def _inline(client: LanguageClient, uri: str) -> list[str]:
+    open_doc(client, uri, TEXT)
+    got = await client.text_document_inline_completion_async(lsp.InlineCompletionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=position_at(TEXT, CURSOR),
+        context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Invoked)))
+    items = got.items if isinstance(got, lsp.InlineCompletionList) else (got or [])
+    return [str(i.insert_text) for i in items]
+
+
+async def test_a_wider_run_answers_where_every_candidate_failed(client: LanguageClient):
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {"widerCandidates": 0}}))
+    assert await _inline(client, "file:///work/narrow/t.py") == []
+    rejected = (await stats(client, recent=5))["recent"][-1]["extra"]["rejected"]
+    assert sum(rejected.values()) == 2  # both candidates were there, and both failed
+
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {"widerCandidates": 8}}))
+    shown = await _inline(client, "file:///work/wider/t.py")
+    assert shown
+    for text in shown:  # what is shown keeps the function parseable
+        ast.parse(ROW["prompt"] + text + ROW["suffix"])
