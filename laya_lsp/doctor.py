@@ -49,7 +49,7 @@ def collect(settings: Settings) -> dict[str, Any]:
         "device_kind": mlx_device_kind(),
         "gpu": gpu_info(),
         # MLX's CUDA kernels compiled at run time are kept here between runs (device.kernel_cache_dir).
-        "kernel_cache": kernel_cache_info() if installed_backend() == "cuda" else None,
+        "kernel_cache": kernel_cache_info() if installed_backend() == "cuda" else "- (no CUDA backend)",
         "blas": active_blas(),
         # The library, its version/config, the kernels it runs, its threads, and why laya chose it.
         "blas_detail": blas_info(),

@@ -2,12 +2,14 @@
 
 Greedy candidates decoded with drafts (right, partly right, wrong, running past the stop rule; per branch when
 k > 1; with a history-dependent logits processor) equal the cold, one-token-at-a-time reference of
-test_engine_exact over random edit sequences; accepted drafts save steps; prompt lookup proposes what followed
-a match; the policy stops drafting a source the model keeps disagreeing with.
+test_engine_exact over random edit sequences, and the analysis' name steering answers alike with drafts on
+and off; accepted drafts save steps; prompt lookup proposes what followed a match; the policy stops drafting a
+source the model keeps disagreeing with.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from array import array
 from typing import Any
@@ -20,7 +22,7 @@ from hypothesis import strategies as st
 from mlx_lm.models.cache import make_prompt_cache
 from test_engine_exact import _edit, _stop, _vocab, reference
 
-from laya_lsp.engine import CompletionRequest, Engine, EngineSettings
+from laya_lsp.engine import CompletionRequest, Engine, EngineSettings, NameSet, NameSteer
 from laya_lsp.engine.adapter import decode_model
 from laya_lsp.engine.cache import DocumentCache
 from laya_lsp.engine.decode import CancelToken, DecodeSettings, Draft, complete_steps, run_alone
@@ -162,3 +164,28 @@ def test_engine_answers_the_same_with_and_without_speculation():
             engine.shutdown()
     assert answers[8] == answers[0]
     assert accepted > 0 and steps > 0
+
+
+@pytest.mark.parametrize("penalty", [math.inf, 4.0])
+def test_name_steering_answers_the_same_with_and_without_speculation(penalty: float):
+    """The analysis' steering processor (engine/names.py) is applied to every verified position with that
+    position's own history: steered answers are the same with drafts on and off (mask and bias)."""
+    text = "def add(a, b):\n    return a + b\n\n\nx = add(1, 2)\ny = add(x, 3)\nz = "
+    steer = NameSteer(scope=NameSet(frozenset({"add", "x", "y", "zeta"}), penalty))
+    answers: dict[int, list[list[tuple[str, float]]]] = {}
+    for draft_tokens in (0, 8):
+        engine = Engine(EngineSettings(candidates=2, max_tokens=16, debounce_ms=0, draft_tokens=draft_tokens))
+        engine.load(str(TINY_MODEL))
+        try:
+            out, drafted = [], 0
+            for end in range(len(text) - 8, len(text) + 1):
+                req = CompletionRequest("doc", text[:end], end, max_lines=2, names=lambda: steer)
+                res = engine.complete(req).future.result(60)
+                out.append([(c.text, round(c.logprob, 3)) for c in res.candidates])
+                drafted += res.timings.draft_tokens
+                assert res.extra.get("steered"), "the processor steered this request"
+            answers[draft_tokens] = out
+        finally:
+            engine.shutdown()
+    assert answers[8] == answers[0]
+    assert drafted > 0, "drafts were verified under the processor"

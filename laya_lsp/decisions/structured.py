@@ -11,6 +11,7 @@ at each step the first allowed byte in a fixed preference order (closers, then a
 taken, which closes strings, fills what is still required with the smallest values and closes the
 brackets. Schemas are compiled with compact separators (no free whitespace) and, where an object does not say
 otherwise, `additionalProperties: false`, so every object has finitely many keys and closing always ends.
+Brackets nest at most MAX_DEPTH deep (tokens that would go deeper are masked while any other is allowed).
 The final text is parsed and checked with `jsonschema`: an invalid value is never returned.
 """
 
@@ -36,6 +37,9 @@ DEFAULT_MAX_TOKENS = 256
 CLOSE_OUTSIDE = '}]",1:0' + "truefalsn" + "23456789" + "{[" + "abcdefghijklmnopqrstuvwxyz" + ".-+E"
 CLOSE_INSIDE = '"' + "abcdefghijklmnopqrstuvwxyz0123456789 "
 SAFE_INTEGER = 2**53 - 1  # unbounded numbers are bounded to what a JavaScript client reads exactly
+# Brackets a value may nest: no schema a person writes wants more, and a model left free (`{}`, an array of
+# anything) can open one per token until Python's own JSON parser gives up near 1,000.
+MAX_DEPTH = 64
 
 
 class SchemaError(ValueError):
@@ -104,6 +108,49 @@ def ll_tokenizer(model: ModelWork) -> Any:
     return llt
 
 
+@dataclass
+class Nesting:
+    """Bracket depth of the text so far, outside strings."""
+
+    depth: int = 0
+    in_string: bool = False
+    escaped: bool = False
+
+    def after(self, text: str) -> tuple[Nesting, int]:
+        """The state after `text` and the deepest depth reached on the way."""
+        depth, in_string, escaped, deepest = self.depth, self.in_string, self.escaped, self.depth
+        for ch in text:
+            if escaped:
+                escaped = False
+            elif in_string:
+                escaped = ch == "\\"
+                in_string = ch != '"'
+            elif ch == '"':
+                in_string = True
+            elif ch in "[{":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif ch in "]}":
+                depth -= 1
+        return Nesting(depth, in_string, escaped), deepest
+
+
+_OPENERS: dict[int, tuple[Any, np.ndarray, int]] = {}
+
+
+def opener_tokens(model: ModelWork) -> tuple[np.ndarray, int]:
+    """Ids of the tokens whose text holds `[` or `{`, and the most such a token holds (once per loaded model)."""
+    texts = model.token_texts
+    cached = _OPENERS.get(id(texts))
+    if cached is not None and cached[0] is texts:
+        return cached[1], cached[2]
+    counts = np.array([t.count("[") + t.count("{") for t in texts], dtype=np.int32)
+    ids = np.flatnonzero(counts)
+    _OPENERS.clear()
+    _OPENERS[id(texts)] = (texts, ids, int(counts.max(initial=0)))
+    return ids, int(counts.max(initial=0))
+
+
 class JsonConstraint:
     """The schema's grammar as a token mask: `next_allowed` says which tokens keep the output a valid prefix."""
 
@@ -129,6 +176,8 @@ class JsonConstraint:
         self.mask_ms = 0.0
         self._close_outside = self._single_tokens(CLOSE_OUTSIDE)
         self._close_inside = self._single_tokens(CLOSE_INSIDE)
+        self.nesting = Nesting()
+        self._openers, self._most_opened = opener_tokens(model)
 
     def _single_tokens(self, chars: str) -> list[int]:
         out = []
@@ -144,13 +193,24 @@ class JsonConstraint:
         mask = np.zeros(self.vocab, dtype=bool)
         n = min(self.vocab, bits.shape[0])
         mask[:n] = bits[:n].astype(bool)
+        self._limit_depth(mask)
         self.mask_ms += (time.perf_counter() - t0) * 1000
         return mask
+
+    def _limit_depth(self, mask: np.ndarray) -> None:
+        """Forbid the tokens that would nest past MAX_DEPTH (only near it; unless the grammar allows nothing else)."""
+        if self.nesting.depth + self._most_opened <= MAX_DEPTH:
+            return
+        texts = self.model.token_texts
+        deep = [t for t in self._openers[mask[self._openers]] if self.nesting.after(texts[t])[1] > MAX_DEPTH]
+        if len(deep) < int(mask.sum()):
+            mask[deep] = False
 
     def _consume(self, token: int) -> None:
         if not self.matcher.consume_token(token) or self.matcher.is_error():
             raise StructuredError(f"grammar rejected token {token}: {self.matcher.get_error()}")
         self.consumed += 1
+        self.nesting = self.nesting.after(self.model.token_texts[token])[0]
 
     def next_allowed(self, tokens: list[int]) -> np.ndarray:
         """After the tokens generated so far: which tokens may come next (a bool per vocabulary entry)."""

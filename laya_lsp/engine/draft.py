@@ -120,7 +120,10 @@ class PromptLookup:
 
     def propose(self, ids: list[int], limit: int) -> Draft | None:
         best: tuple[float, int, Draft] | None = None
+        first: dict[str, tuple[int, list[int]]] = {}  # per class, its first (newest) match: one length to price
         for source, matched, follows in self._matches(ids):
+            first.setdefault(source, (matched, follows))
+        for source, (matched, follows) in first.items():
             n, gain = self.policy.length(source, min(limit, len(follows)), self.branches)
             if n > 0 and (best is None or (gain, matched) > best[:2]):  # (a tie: the longer match)
                 best = (gain, matched, Draft(follows[:n], source))

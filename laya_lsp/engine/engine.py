@@ -72,11 +72,9 @@ class EngineSettings:
 
     def warm_plan(self, device_fixed: bool) -> WarmPlan:
         """What warm-up covers for these settings (`device_fixed`: the device's default for fixed shapes)."""
-        ks = tuple(sorted({1, self.typing_candidates, self.candidates}))
         fixed = device_fixed if self.fixed_shapes is None else self.fixed_shapes
-        # The longest prompt, the most branches' tokens, and a block of slack for format tokens.
-        capacity = self.context_tokens + max(ks) * self.max_tokens + 64
-        return WarmPlan(self.prefill_chunk, ks, fixed, capacity, max(ks) * (1 + self.draft_tokens))
+        return WarmPlan.of(self.prefill_chunk, (self.typing_candidates, self.candidates), fixed,
+                           self.context_tokens, self.max_tokens, self.draft_tokens)
 
 
 @dataclass
@@ -244,13 +242,9 @@ class Engine:
                 "dropped": s.dropped, "superseded": s.superseded}
 
     def step_traces(self) -> dict[str, Any]:
-        """Traces of the compiled step so far (warm-up's included) and whether shapes are fixed: a trace after
-        warm-up is a request that waited for one."""
+        """The compiled step's new shapes so far (step.CompiledStep.report); none without the step."""
         step = getattr(self.decoder, "step", None)
-        if step is None:
-            return {"traces": 0, "warmUpTraces": 0, "fixed": False, "last": []}
-        return {"traces": len(step.traced), "warmUpTraces": step.warm_traces, "fixed": step.frozen,
-                "last": [list(s) for s in step.traced[-8:]]}
+        return step.report() if step is not None else {"traces": 0, "warmUpTraces": 0, "fixed": False, "last": []}
 
     @property
     def evictions(self) -> int:

@@ -271,6 +271,14 @@ class WarmPlan:
     capacity: int = 0  # cache columns (fixed shapes)
     branch_rows: int = 1
 
+    @classmethod
+    def of(cls, chunk: int, ks: tuple[int, ...], fixed: bool, context: int, max_tokens: int, draft: int) -> WarmPlan:
+        """The plan for a prompt budget of `context` tokens and branches of `max_tokens`, k in `ks` (and 1),
+        verifying drafts of up to `draft` tokens: caches hold the longest prompt, the most branches' tokens and
+        some slack for format tokens."""
+        k = max(1, *ks)
+        return cls(chunk, tuple(sorted({1, *ks})), fixed, context + k * max_tokens + 64, k * (1 + draft))
+
 
 def warm_up(lm: LoadedModel, plan: WarmPlan, progress: Progress | None = None) -> None:
     """Run every step shape a request can meet once, so no request pays for a trace (or, on a GPU, for attention

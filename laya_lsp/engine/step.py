@@ -111,6 +111,12 @@ class CompiledStep:
         """From now on, run an untraced combination of several groups one group at a time (see the class)."""
         self.frozen = True
 
+    def report(self) -> dict[str, Any]:
+        """New shapes so far (warm-up's included; one after warm-up is a request that waited for it), those of
+        warm-up, whether shapes are frozen, and the last few."""
+        return {"traces": len(self.traced), "warmUpTraces": self.warm_traces, "fixed": self.frozen,
+                "last": [list(s) for s in self.traced[-8:]]}
+
     def mark_warm(self) -> None:
         """Warm-up is over: traces from now on were made for requests."""
         self.warm_traces = len(self.traced)

@@ -102,6 +102,11 @@ class ModelWork:
         """The model's tokenizer (grammar libraries build their own view of it from its `to_json()`)."""
         return self._lm.tokenizer
 
+    @property
+    def token_texts(self) -> list[str]:
+        """Each token's text, by id (the table built at load)."""
+        return self._lm.token_texts
+
     def encode(self, text: str) -> list[int]:
         return self._lm.builder.encode(text)
 
