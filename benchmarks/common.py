@@ -1,4 +1,4 @@
-"""Shared benchmark plumbing: where results go and what machine they came from."""
+"""Shared benchmark plumbing: where results go, what machine they came from, how a piece of MLX work is timed."""
 
 from __future__ import annotations
 
@@ -33,3 +33,18 @@ def save(name: str, payload: dict[str, Any]) -> Path:
     path.write_text(json.dumps({"date": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": machine(), **payload},
                                indent=2))
     return path
+
+
+def best_ms(fn: Any, reps: int = 30) -> float:
+    """Milliseconds of the fastest of `reps` evaluations of `fn()` (after 3 unmeasured ones): on a shared machine
+    the minimum is the least disturbed estimate."""
+    import mlx.core as mx
+
+    for _ in range(3):
+        mx.eval(fn())
+    best = float("inf")
+    for _ in range(reps):
+        t = time.perf_counter()
+        mx.eval(fn())
+        best = min(best, time.perf_counter() - t)
+    return best * 1000

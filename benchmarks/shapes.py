@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import best_ms
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # From the models' config.json (Qwen/Qwen2.5-Coder-0.5B, Qwen/Qwen2.5-Coder-1.5B); all tie embeddings.
@@ -202,15 +204,7 @@ def decode_breakdown(model_dir: str, contexts: tuple[int, ...] = (64, 1024), rep
     dm = decode_model(model)
 
     def timed(fn: Any) -> float:
-        """Fastest of `reps` calls: on a shared machine the minimum is the least disturbed estimate."""
-        for _ in range(3):
-            mx.eval(fn())
-        best = float("inf")
-        for _ in range(reps):
-            t = time.perf_counter()
-            mx.eval(fn())
-            best = min(best, time.perf_counter() - t)
-        return best * 1000
+        return best_ms(fn, reps)
 
     x = mx.random.normal((1, 1, hidden))
     layer = model.model.layers[0]

@@ -24,23 +24,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import best_ms
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = Path(sysconfig.get_paths()["stdlib"]) / "textwrap.py"
 BITS = (2, 3, 4, 8)
 
 
 def _best_ms(fn: Any, reps: int = 30) -> float:
-    """Fastest of `reps` calls: on a shared machine the minimum is the least disturbed estimate."""
-    import mlx.core as mx
-
-    for _ in range(3):
-        mx.eval(fn())
-    best = float("inf")
-    for _ in range(reps):
-        t = time.perf_counter()
-        mx.eval(fn())
-        best = min(best, time.perf_counter() - t)
-    return round(best * 1000, 3)
+    return round(best_ms(fn, reps), 3)
 
 
 def _pick(logits: Any) -> Any:
