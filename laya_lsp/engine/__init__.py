@@ -9,17 +9,10 @@ from .lazy_mlx_lm import defer_mlx_lm_init
 defer_mlx_lm_init()  # before the first mlx_lm import below: serving never needs transformers
 
 from .decode import Cancelled, CancelToken
-from .engine import (
-    Candidate,
-    CompletionRequest,
-    CompletionResult,
-    Engine,
-    EngineSettings,
-    JobFailed,
-    ModelInfo,
-)
+from .engine import Engine
 from .model import DEFAULT_MODEL_DIR, ModelLoadError, Progress, hub_snapshot, model_name, resolve_model
 from .names import NameSet, NameSteer
+from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
 from .scheduler import Job
 from .score import ScoreResult
 from .stats import Kind, RequestStats, Source, StatsBook, Status, Timings

@@ -32,7 +32,8 @@ from .stop import LineStop
 from .tokenizer import whole_characters
 
 if TYPE_CHECKING:
-    from .engine import Candidate, Engine
+    from .engine import Engine
+    from .requests import Candidate
 
 T = TypeVar("T")
 _job_numbers = itertools.count(1)
@@ -140,7 +141,7 @@ class ModelWork:
 
     def generate(self, prompt: list[int], k: int, max_tokens: int, max_lines: int) -> list[Candidate]:
         """k greedy branches after `prompt`, best first (raw text: no cleaning)."""
-        from .engine import Candidate
+        from .requests import Candidate
 
         lm = self._lm
         cache = borrow(lm, self._document() if self._document else None, prompt)
