@@ -73,7 +73,7 @@ def split_worker(model_dir: str, keep: str = "") -> dict[str, Any]:
     from laya_lsp.engine.cache import DocumentCache
     from laya_lsp.engine.context import ContextWindow
     from laya_lsp.engine.decode import CancelToken, prefill_chunked
-    from laya_lsp.engine.model import load_model, warm_up
+    from laya_lsp.engine.model import WarmPlan, load_model, warm_up
     from laya_lsp.engine.score import score_options
     from laya_lsp.engine.weights import head_module
 
@@ -84,7 +84,7 @@ def split_worker(model_dir: str, keep: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {"model": lm.name, "dtype": lm.dtype, "vocab": int(lm.config["vocab_size"]),
                            "hidden": int(lm.config["hidden_size"]), "load": {k: round(v, 1) for k, v in lm.timings.items()}}
     t = time.perf_counter()
-    warm_up(lm, 256, 5)
+    warm_up(lm, WarmPlan(256, (1, 5)))
     out["load"]["warmup_ms"] = round((time.perf_counter() - t) * 1000, 1)
     from llguidance import LLMatcher, LLTokenizer
 
@@ -236,13 +236,13 @@ def brought_worker(model_dir: str, keep: str = "") -> dict[str, Any]:
     from laya_lsp.engine.adapter import decode_model
     from laya_lsp.engine.cache import DocumentCache
     from laya_lsp.engine.decode import CancelToken, prefill_chunked
-    from laya_lsp.engine.model import load_model, warm_up
+    from laya_lsp.engine.model import WarmPlan, load_model, warm_up
 
     lm = load_model(model_dir)
     if keep:
         _keep_quantized(lm, keep == "all")
     t = time.perf_counter()
-    warm_up(lm, 64, 1)
+    warm_up(lm, WarmPlan(64, (1,)))
     warm_ms = (time.perf_counter() - t) * 1000
     nbytes = sum(v.nbytes for _, v in tree_flatten(lm.model.parameters()))
     ids = lm.builder.encode(SAMPLE.read_text()[:2000])[:128]
