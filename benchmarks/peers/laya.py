@@ -107,7 +107,8 @@ def engine_direct(lm: Any, ps: PromptSet, k: int = 1, prefill_chunk: int = 128, 
             req = CompletionRequest(p.doc, "", 0, candidates=k, max_tokens=p.max_tokens, max_lines=p.max_lines,
                                     debounce=False, prompt_ids=p.ids)
             t0 = time.perf_counter()
-            st = engine.complete(req).future.result().timings  # candidates are detokenised by then
+            result = engine.complete(req).future.result()  # candidates are detokenised by then
+            st = result.timings
             times.append((time.perf_counter() - t0) * 1000)
             prefill.append(st.prefill_ms)
             decode.append(st.decode_ms)
@@ -115,7 +116,7 @@ def engine_direct(lm: Any, ps: PromptSet, k: int = 1, prefill_chunk: int = 128, 
             reused += st.reused_tokens
             total += st.prompt_tokens
             steps, drafted, accepted = steps + st.decode_steps, drafted + st.draft_tokens, accepted + st.accepted_tokens
-            for source, (d, a) in st.extra.get("drafts", {}).items():  # type: ignore[union-attr]
+            for source, (d, a) in result.extra.get("drafts", {}).items():
                 row = by_source.setdefault(source, [0, 0])
                 row[0], row[1] = row[0] + d, row[1] + a
     finally:
