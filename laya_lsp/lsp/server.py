@@ -248,7 +248,7 @@ def _register_lifecycle(server: LayaServer) -> None:
         td = params.text_document
         doc = open_document(ls.workspace, td.uri)
         if doc is not None:
-            ls.orchestrator.completions.opened(td.uri, doc.syntax, td.language_id)
+            ls.orchestrator.completions.opened(td.uri, doc.syntax)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LayaServer, params: lsp.DidChangeTextDocumentParams) -> None:
