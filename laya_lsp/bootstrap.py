@@ -5,9 +5,9 @@ calibration and the benchmarks all start here:
 - settings: the defaults, then `LAYA_MODEL`, then `--settings` JSON, then `--model` / `--allow-download` (the LSP
   server merges `initializationOptions` and `workspace/didChangeConfiguration` over these);
 - BLAS: MLX's CPU backend on the BLAS blas.py chooses (BLIS, else OpenBLAS) before MLX is used, and the `threads` setting;
-- the engine for those settings and its model, loaded in the foreground or on a thread with a future that
-  requests wait on;
-- `wire`: the engine and the orchestrator over it, what every front talks to (`start` for one-shot tools).
+- `begin`: the engine for those settings with its model's load queued on the engine's worker at once, so that
+  a front's own imports run while the model loads; a future that requests wait on;
+- `wire`: the orchestrator over that engine, what every front talks to (`start` for one-shot tools).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import os
 import threading
 from collections.abc import Mapping
 from concurrent.futures import Future
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .blas import set_blas_threads
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # (imported where used: MLX must not load before the BLAS set
     from collections.abc import Callable
 
     from .config import Settings
-    from .engine import Engine, ModelInfo, Progress
+    from .engine import Engine, Progress
     from .orchestrator import Orchestrator
 
 log = logging.getLogger(__name__)
@@ -76,47 +76,90 @@ def create_engine(settings: Settings, min_queue: int = 0) -> Engine:
     return Engine(engine_settings)
 
 
-def load_model(engine: Engine, settings: Settings, progress: Progress | None = None) -> ModelInfo:
-    """Load (and warm up) the settings' model into `engine`; raises ModelLoadError naming the problem."""
-    return engine.load(settings.model or None, settings.allow_download, progress)
+class LoadProgress:
+    """The steps of a load that may start before anyone can show them: the latest is kept, and handed to the
+    listener that comes later (the LSP server, once the client can take $/progress), then every step after it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.latest: tuple[str, int] | None = None
+        self._listener: Progress | None = None
+
+    def __call__(self, message: str, pct: int) -> None:
+        with self._lock:
+            self.latest = (message, pct)
+            listener = self._listener
+        if listener is not None:
+            listener(message, pct)
+
+    def listen(self, listener: Progress) -> None:
+        with self._lock:
+            self._listener = listener
+            latest = self.latest
+        if latest is not None:
+            listener(*latest)
 
 
-def load_in_background(engine: Engine, settings: Settings, progress: Progress | None = None,
-                       done: Future | None = None) -> Future:
-    """Load the model on a thread; `done` (or a new future) resolves to its ModelInfo or the load's exception.
-    Whatever went wrong is also in `engine.load_error`, for requests and health checks."""
+@dataclass
+class Loading:
+    """A model load queued on `engine`'s worker: `done` resolves to its ModelInfo, or to the load's exception
+    (whatever went wrong is also in `engine.load_error`, for requests and health checks)."""
+
+    engine: Engine
+    done: Future
+    progress: LoadProgress
+
+
+def load_in_background(engine: Engine, settings: Settings) -> Loading:
+    """Queue the settings' model load (and warm-up) on the engine's worker and return at once."""
     from .engine import ModelLoadError
 
-    fut: Future = done if done is not None else Future()
+    progress = LoadProgress()
+    done: Future = Future()
 
-    def load() -> None:
-        try:
-            fut.set_result(load_model(engine, settings, progress))
-        except ModelLoadError as exc:
-            fut.set_exception(exc)
-        except Exception as exc:  # a bug or an unexpected library error: reported like a bad model
-            log.exception("model load failed")
+    def finished(load: Future) -> None:  # on the worker, as the load ends
+        exc = load.exception()
+        if exc is None:
+            done.set_result(engine.model_info())
+            return
+        if not isinstance(exc, ModelLoadError):  # a bug or an unexpected library error: reported like a bad model
+            log.error("model load failed", exc_info=exc)
             engine.load_error = f"{type(exc).__name__}: {exc}"
-            fut.set_exception(exc)
+        done.set_exception(exc)
 
-    threading.Thread(target=load, name="laya-load-model", daemon=True).start()
-    return fut
+    engine.start_load(settings.model or None, settings.allow_download, progress).add_done_callback(finished)
+    return Loading(engine, done, progress)
 
 
-def wire(settings: Callable[[], Settings], min_queue: int = 0) -> Orchestrator:
-    """The engine (no model yet) for the settings in force and the orchestrator every front talks to;
+def begin(settings: Settings, min_queue: int = 0) -> Loading:
+    """The engine for `settings` with its model's load and warm-up queued at once, for the long-running fronts:
+    the front imports its own stack (pygls and lsprotocol, FastAPI: ~0.4 s) while the model loads."""
+    return load_in_background(create_engine(settings, min_queue), settings)
+
+
+def wire(settings: Callable[[], Settings], loading: Loading) -> Orchestrator:
+    """The orchestrator every front talks to, over the engine `loading` loads (requests wait for the load);
     `settings` is called for each request (the LSP's change with `didChangeConfiguration`)."""
     from .orchestrator import Orchestrator
 
-    return Orchestrator(create_engine(settings(), min_queue), settings)
+    orchestrator = Orchestrator(loading.engine, settings)
+    orchestrator.loading(loading.done)
+    return orchestrator
+
+
+def reload(orchestrator: Orchestrator, settings: Settings) -> Loading:
+    """Load the settings' model again (it changed) into the orchestrator's engine; requests wait for it."""
+    loading = load_in_background(orchestrator.engine, settings)
+    orchestrator.loading(loading.done)
+    return loading
 
 
 def start(settings: Settings) -> Orchestrator:
-    """`wire` with the settings' model loaded, for one-shot commands and tools; raises ModelLoadError."""
-    orchestrator = wire(lambda: settings)
+    """`begin` and `wire` with the model loaded, for one-shot commands and tools; raises ModelLoadError."""
+    loading = begin(settings)
     try:
-        load_model(orchestrator.engine, settings)
+        loading.done.result()
     except BaseException:
-        orchestrator.engine.shutdown()
+        loading.engine.shutdown()
         raise
-    return orchestrator
+    return wire(lambda: settings, loading)

@@ -89,7 +89,7 @@ def test_a_facade_package_is_reached_only_through_its_init(facade: str):
         for name, line in _imports(module, path, tree):
             if _in(name, facade) and name.count(".") > 1:  # a module inside the package, not a name
                 submodule = name.split(".")[2]
-                if (PACKAGE / folder / f"{submodule}.py").exists():
+                if (PACKAGE / folder / f"{submodule}.py").exists() or (PACKAGE / folder / submodule).is_dir():
                     bad.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {name}")
         for node in ast.walk(tree):
             if facade == "laya_lsp.engine" and isinstance(node, ast.Attribute) and node.attr in ENGINE_INTERNALS:

@@ -306,3 +306,31 @@ def test_a_superseded_stepped_job_is_closed_before_its_successor_starts(sched: S
     new = sched.submit(stepped("doc", 2, log, label="new"))
     assert old.future.result(2) == "superseded" and new.future.result(2)
     assert log.index("closed old") < log.index("start new"), log
+
+
+def test_idle_work_runs_piece_by_piece_after_the_first_answer_and_yields_to_jobs(sched: Scheduler):
+    order: list[str] = []
+    pieces: list[int] = []
+    started, release = threading.Event(), threading.Event()
+
+    def piece() -> bool:
+        pieces.append(len(pieces) + 1)
+        order.append(f"piece {len(pieces)}")
+        if len(pieces) == 1:
+            started.set()
+            release.wait(5)
+        return len(pieces) < 3
+
+    sched.when_idle(piece)
+    first = sched.submit(make("a", lambda j: order.append("first") or j.key))  # idle work waits for an answer
+    assert first.future.result(2) == "a"
+    assert started.wait(2), "idle work never ran after the first answer"
+    job = sched.submit(make("b", lambda j: order.append("job") or j.key))  # arrives during a piece
+    release.set()
+    assert job.future.result(2) == "b"
+    for _ in range(400):  # bounded: the worker is idle again, the last pieces run
+        if len(pieces) == 3:
+            break
+        time.sleep(0.005)
+    sched.call(lambda: None).result(2)
+    assert order == ["first", "piece 1", "job", "piece 2", "piece 3"], "a job waits for one piece at most"

@@ -1,4 +1,6 @@
 """Serving never imports transformers or torch: start-up time and memory must not depend on what else is installed.
+Nor does the first completion import what it does not use (issue 27.8): jedi (name steering is off by default),
+llguidance (structured output), the HTTP client stack (the decision fallback).
 
 The real server runs over stdio under `python -X importtime`, which logs every module the process imports (the
 model-loading thread included) to stderr; it loads the model and answers a completion before the log is read.
@@ -14,6 +16,7 @@ from lspclient import LspClient
 URI = "file:///tmp/imports.py"
 TEXT = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    ret"
 HEAVY = ("transformers", "torch")
+UNUSED = ("jedi", "llguidance", "urllib.request", "http.client")
 
 
 def imported_modules(importtime_log: str) -> set[str]:
@@ -22,7 +25,7 @@ def imported_modules(importtime_log: str) -> set[str]:
             if line.startswith("import time:") and line.count("|") == 2}
 
 
-async def test_serving_a_completion_imports_neither_transformers_nor_torch():
+async def test_serving_a_completion_imports_neither_transformers_nor_torch_nor_what_it_does_not_use():
     cmd = [sys.executable, "-X", "importtime", "-m", "laya_lsp", "--model", str(TINY_MODEL)]
     c = await LspClient.spawn(cmd, default_timeout=120)
     try:
@@ -43,3 +46,5 @@ async def test_serving_a_completion_imports_neither_transformers_nor_torch():
     assert {"tokenizers", "mlx_lm.models.cache", "mlx_lm.models.rope_utils"} <= modules
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert not heavy, f"serving imported {heavy[:5]}"
+    unused = sorted(m for m in modules if m in UNUSED or m.split(".")[0] in UNUSED)
+    assert not unused, f"the first completion imported {unused[:5]}"

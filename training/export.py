@@ -19,7 +19,7 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_ma
 
 
 def export(run: Path, ckpt: str, tokenizer: Path, out: Path, repo_level: bool, context: int) -> None:
-    from safetensors import safe_open
+    import mlx.core as mx
 
     out.mkdir(parents=True, exist_ok=True)
     cfg = json.loads((run / "config.json").read_text())
@@ -35,17 +35,14 @@ def export(run: Path, ckpt: str, tokenizer: Path, out: Path, repo_level: bool, c
     config["torch_dtype"] = "bfloat16"
     config["laya"] = {"fim_format": "qwen", "fim_layouts": ["spm", "psm"], "repo_level": repo_level}
     (out / "config.json").write_text(json.dumps(config, indent=1) + "\n")
-    tensors = {}
-    with safe_open(str(run / f"{ckpt}.safetensors"), framework="pt") as f:
-        for k in f.keys():  # noqa: SIM118 - safe_open handles are not mappings
-            if k != "lm_head.weight" and "rotary_emb" not in k:
-                tensors[k] = f.get_tensor(k)
-    from safetensors.torch import save_file as save_torch
-    save_torch(tensors, str(out / "model.safetensors"), metadata={"format": "pt"})
+    # MLX reads and writes bf16 safetensors, so the export needs no torch (the --check does)
+    tensors = {k: v for k, v in mx.load(str(run / f"{ckpt}.safetensors")).items()
+               if k != "lm_head.weight" and "rotary_emb" not in k}
+    mx.save_safetensors(str(out / "model.safetensors"), tensors, metadata={"format": "pt"})
     for name in TOKENIZER_FILES:
         shutil.copy(tokenizer / name, out / name)
     print(json.dumps({"out": str(out), "tensors": len(tensors),
-                      "params": sum(t.numel() for t in tensors.values()),
+                      "params": sum(t.size for t in tensors.values()),
                       "bytes": sum(p.stat().st_size for p in out.iterdir())}))
 
 

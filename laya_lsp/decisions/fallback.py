@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import urllib.error
-import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +47,10 @@ def endpoint(url: str) -> str:
 
 def complete(s: FallbackSettings, prompt: str, max_tokens: int, stop: list[str] | None = None) -> FallbackAnswer:
     """One greedy completion of `prompt` from the fallback server (blocking, with the configured timeout)."""
+    import urllib.error  # (the HTTP client stack: only when a fallback is configured, not at every start)
+    import urllib.parse
+    import urllib.request
+
     if not enabled(s):
         raise FallbackError("no fallback.url configured")
     body: dict[str, Any] = {"prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0}

@@ -26,7 +26,7 @@ from .decode import (
 )
 from .draft import DraftBook
 from .healing import trailing_blanks
-from .model import LoadedModel, ModelLoadError, Progress, load_model, warm_up
+from .model import LoadedModel, ModelLoadError, Progress, WarmPlan, load_model, warm_pieces, warm_up
 from .names import deferred_steering
 from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
 from .scheduler import Job, Scheduler
@@ -52,6 +52,7 @@ class Engine:
         self.decoder: DecodeModel | None = None
         self.caches: CacheStore | None = None
         self.load_error: str | None = None
+        self.warmed: WarmPlan | None = None  # what the loaded model was warmed up for (or is, when idle)
         self.drafts = DraftBook(self.settings.draft_tokens)  # acceptance per draft source, last answers
 
     # -- model lifecycle ---------------------------------------------------------------------------------
@@ -73,13 +74,15 @@ class Engine:
             except ModelLoadError as exc:
                 self.load_error = str(exc)
                 raise
-            defaults = device_defaults(mlx_device_kind())
-            warm_up(lm, self.settings.warm_plan(defaults.fixed_shapes), progress)
+            self.warmed = None
+            self._warm_model(lm, progress)
             self.lm, self.decoder = lm, decode_model(lm.model)
             self.scheduler.batch = self._batch
             self.caches = CacheStore(lm.model, int(self.settings.cache_budget_mb * 2**20))
             self.drafts = DraftBook(self.settings.draft_tokens)
             self.load_error = None
+            if progress is not None:
+                progress("ready", 100)
             return lm
 
         return self.scheduler.call(do_load)
@@ -94,8 +97,34 @@ class Engine:
             if self.caches is not None:
                 self.caches.budget_bytes = int(settings.cache_budget_mb * 2**20)
                 self.caches.enforce_budget()
+            if self.lm is not None:
+                self._warm_model(self.lm)  # settings that change what warm-up covers (k, prompt chunk, fixed shapes)
 
         self.scheduler.call(update)
+
+    def _warm_model(self, lm: LoadedModel, progress: Progress | None = None) -> None:
+        """Warm `lm` up for the settings in force, unless that is done (on the worker). Fixed shapes (the GPU
+        default): now, before any request, since a new shape stalls the device. Otherwise a trace costs a few ms
+        and the first request barely gains from it (~10 ms of ~350 on a 2-core CPU), while warm-up and the token
+        trie are ~0.2 s of Python that would compete with the front's start-up: they run piece by piece when the
+        worker is idle, after the first answer (Scheduler.when_idle)."""
+        plan = self.settings.warm_plan(device_defaults(mlx_device_kind()).fixed_shapes)
+        if plan == self.warmed:
+            return
+        self.warmed = plan
+        self.scheduler.drop_idle()
+        if plan.fixed:
+            warm_up(lm, plan, progress)
+        else:
+            pieces = warm_pieces(lm, plan)
+            self.scheduler.when_idle(lambda: self.lm is lm and next(pieces, None) is not None)
+
+        def build_trie() -> bool:
+            if self.lm is lm:
+                lm.token_trie  # noqa: B018 - the first access builds it (a cached property)
+            return False
+
+        self.scheduler.when_idle(build_trie)
 
     def shutdown(self) -> None:
         """Stop the worker (cancelling running work) and wait for it, so MLX is idle at exit."""
@@ -315,9 +344,10 @@ class Engine:
     def _steering(self, req: CompletionRequest, record: dict[str, Any]) -> list[LogitsProcessor]:
         """`req`'s name steering (engine/names.py `deferred_steering`), none without names."""
         assert self.lm is not None
-        if req.names is None or self.lm.token_trie is None:
+        if req.names is None:
             return []
-        return [deferred_steering(req.names, self.lm.token_trie, self.lm.token_texts, record)]
+        lm = self.lm
+        return [deferred_steering(req.names, lambda: lm.token_trie, lm.token_texts, record)]
 
     def _candidates(self, branches: list[Branch], document: str, heal: str = "") -> list[Candidate]:
         """Decoded raw texts, best first, without blanks or repeats (line cutting is the syntax layer's job),

@@ -11,8 +11,9 @@ import logging
 import os
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
@@ -55,10 +56,17 @@ class LoadedModel:
     dtype: str
     # Each id's text, decoded in one batch at load, never on a keystroke; token healing groups them (healing.py).
     token_texts: list[str] = field(default_factory=list, repr=False)
-    # The vocabulary as a token trie for name steering (engine/names.py), built at load, never on a keystroke.
-    token_trie: TokenTrie | None = field(default=None, repr=False)
     timings: dict[str, float] = field(default_factory=dict)
     healing: HealMasks = field(default_factory=lambda: HealMasks([]), repr=False)
+
+    @cached_property
+    def token_trie(self) -> TokenTrie:
+        """The vocabulary as a token trie for name steering (engine/names.py), built once, on the worker: when
+        it is idle after the first answer (Engine), or by the first request that steers if that comes first."""
+        t0 = time.perf_counter()
+        trie = TokenTrie(self.token_texts, len(self.token_texts))
+        self.timings["token_trie_ms"] = (time.perf_counter() - t0) * 1000
+        return trie
 
     def heal_first_logits(self, logits: mx.array, heal: str) -> mx.array:
         """Logits masked so the first token starts with `heal` (or is a piece of it)."""
@@ -215,8 +223,6 @@ def load_model(spec: str | None, allow_download: bool = False, progress: Progres
                      name=model_name(spec, path, config), newline_ids=newline_ids, blank_ids=blank_ids,
                      stop_ids=stop, n_params=sum(v.size for v in _parameters(model)), dtype=dtype,
                      token_texts=token_texts, healing=healing)
-    lm.token_trie = TokenTrie(token_texts, len(token_texts))
-    clock.lap("token_trie_ms")
     lm.timings.update(clock.laps, load_ms=clock.total())
     return lm
 
@@ -281,22 +287,39 @@ class WarmPlan:
 
 
 def warm_up(lm: LoadedModel, plan: WarmPlan, progress: Progress | None = None) -> None:
-    """Run every step shape a request can meet once, so no request pays for a trace (or, on a GPU, for attention
-    plans and kernel compiles).
+    """Run every step shape a request can meet once (`warm_pieces`), all now."""
+    report = progress or (lambda _msg, _pct: None)
+    report("warming up", 85)
+    for _piece in warm_pieces(lm, plan):
+        pass
 
-    Typing shapes (every backend): a short prompt, a prompt tail of each padded size an Extend uses, branch steps
-    with each k in `plan.ks`. Fixed shapes add: caches allocated at `plan.capacity`, and every padded row count a
-    step can have (prompt chunks through the step, tails with drafts, branch steps with drafts); the step is then
-    frozen (step.CompiledStep.freeze), so a combination of documents that was not warmed runs as warmed shapes.
-    """
+
+def warm_pieces(lm: LoadedModel, plan: WarmPlan) -> Iterator[str]:
+    """Run every step shape a request can meet once, so no request pays for a trace (or, on a GPU, for attention
+    plans and kernel compiles); yields after each piece (its name), so that it can run when the worker is idle.
+    `lm.timings["warmup_ms"]` adds up the pieces' time."""
+    lm.timings["warmup_ms"] = 0.0
+    pieces = _warm_steps(lm, plan)
+    while True:
+        t0 = time.perf_counter()
+        name = next(pieces, None)
+        lm.timings["warmup_ms"] += (time.perf_counter() - t0) * 1000
+        if name is None:
+            return
+        yield name
+
+
+def _warm_steps(lm: LoadedModel, plan: WarmPlan) -> Iterator[str]:
+    """Typing shapes (every backend): a short prompt, a prompt tail of each padded size an Extend uses, branch
+    steps with each k in `plan.ks`. Fixed shapes add: caches allocated at `plan.capacity`, and every padded row
+    count a step can have (prompt chunks through the step, tails with drafts, branch steps with drafts); the step
+    is then frozen (step.CompiledStep.freeze), so a combination of documents that was not warmed runs as warmed
+    shapes."""
     from mlx_lm.models.cache import make_prompt_cache
 
     from .adapter import StepModel, decode_model
     from .decode import CancelToken, DecodeSettings, complete_steps, run_alone, warm_steps
 
-    t0 = time.perf_counter()
-    report = progress or (lambda _msg, _pct: None)
-    report("warming up", 85)
     dm = decode_model(lm.model)
     if plan.fixed and isinstance(dm, StepModel):
         dm.fix_shapes(plan.capacity, plan.prefill_chunk)
@@ -304,15 +327,18 @@ def warm_up(lm: LoadedModel, plan: WarmPlan, progress: Progress | None = None) -
     doc = DocumentCache(make_prompt_cache(lm.model))
     prompt = sample[: plan.prefill_chunk]
     run_alone(dm, warm_steps(dm, doc, prompt, CancelToken(), plan.prefill_chunk))
+    yield "prompt chunk"
     tails = sorted({min(1 << i, dm.max_tail_rows) for i in range(dm.max_tail_rows.bit_length())})
     for n in tails:  # each padded size of a prompt's tail (a keystroke adds a few tokens)
         run_alone(dm, complete_steps(dm, doc, prompt + sample[:n], DecodeSettings(k=1, max_tokens=2), CancelToken(),
                                      plan.prefill_chunk))
         doc.trim_to(len(prompt))
+        yield f"tail of {n}"
     for k in plan.ks:  # branch steps of each k requests use
         settings = DecodeSettings(k=max(1, k), max_tokens=2)
         run_alone(dm, complete_steps(dm, doc, prompt + sample[:1], settings, CancelToken(), plan.prefill_chunk))
         doc.trim_to(len(prompt))
+        yield f"{k} branches"
     if isinstance(dm, StepModel):
         if dm.chunk_rows:  # fixed shapes: every row count any step pads to, then no new shape
             for rows in dm.row_sizes(plan.branch_rows):
@@ -320,5 +346,4 @@ def warm_up(lm: LoadedModel, plan: WarmPlan, progress: Progress | None = None) -
             dm.step.freeze()
         dm.step.mark_warm()
     mx.eval(lm.healing.mask(" "))  # the blank typed most ("return "): its healing mask is ready too
-    lm.timings["warmup_ms"] = (time.perf_counter() - t0) * 1000
-    report("ready", 100)
+    yield "rows and healing"

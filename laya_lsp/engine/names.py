@@ -1,10 +1,11 @@
 """Steering decoding towards names that exist: a logits processor over a token trie (monitor-guided decoding).
 
 The analysis (syntax/analysis.py, outside the engine) says which names may come at the cursor and after a few
-receivers (`self.`); the engine knows only strings and token ids. `TokenTrie` is built once per model at load
-from the tokenizer's own token texts, so it works for any mlx-lm model. `steering_processor` turns a `NameSteer`
-into mlx-lm's `(tokens so far, logits) -> logits`, a pure function of its arguments: each row's state (which
-name prefix it is inside) is read from its tokens, so a verifier may apply it at any drafted position.
+receivers (`self.`); the engine knows only strings and token ids. `TokenTrie` is built once per model
+(`LoadedModel.token_trie`) from the tokenizer's own token texts, so it works for any mlx-lm model.
+`steering_processor` turns a `NameSteer` into mlx-lm's `(tokens so far, logits) -> logits`, a pure function of
+its arguments: each row's state (which name prefix it is inside) is read from its tokens, so a verifier may apply
+it at any drafted position.
 
 At a trigger the next identifier must be (mask) or is pushed towards (bias) a name of the set: a token that
 starts or continues an identifier is allowed when the identifier it makes is a prefix of a name, or a whole name
@@ -220,18 +221,19 @@ def _unchanged(_history: mx.array, logits: mx.array) -> mx.array:
     return logits
 
 
-def deferred_steering(ask: Callable[[], NameSteer | None], trie: TokenTrie, texts: list[str],
+def deferred_steering(ask: Callable[[], NameSteer | None], trie: Callable[[], TokenTrie], texts: list[str],
                       record: dict[str, Any]) -> Callable[[mx.array, mx.array], mx.array]:
     """A request's steering processor whose names are asked for at its first call (on the worker, after the
     prefill: the analysis runs beside it); from then on a pure function of (tokens so far, logits).
-    `record["steered"]` says whether the names came and said anything."""
+    `record["steered"]` says whether the names came and said anything; `trie` is asked for only then (the model's
+    token trie may not be built yet, LoadedModel.token_trie)."""
     ready: list[Callable[[mx.array, mx.array], mx.array]] = []
 
     def process(history: mx.array, logits: mx.array) -> mx.array:
         if not ready:
             steer = ask()
             record["steered"] = steer is not None and not steer.empty
-            ready.append(steering_processor(trie, texts, steer) if steer and not steer.empty else _unchanged)
+            ready.append(steering_processor(trie(), texts, steer) if steer and not steer.empty else _unchanged)
         return ready[0](history, logits)
 
     return process

@@ -3,7 +3,8 @@ and jobs of different documents sharing one batched step.
 
 Jobs for different documents start in arrival order (each document has at most one queued job, so a busy
 document cannot starve the others). A new job for a document supersedes the queued one and cancels the
-running one. Control calls (load a model, drop a cache) run before any queued job.
+running one. Control calls (load a model, drop a cache) run before any queued job. Idle work (warm-up left for
+later) runs a piece at a time when nothing else waits, once a real job has been answered.
 
 A job whose `run` returns a step coroutine (decode.py) is *stepped*: up to `max_in_flight` of them are in flight
 at once, and each round the worker hands the work they ask for to `batch` in one call (one model step for all
@@ -67,6 +68,8 @@ class _InFlight:
 
 # `_next` answers this when no new job can start and stepped jobs are in flight: run a round.
 _ROUND = object()
+# `_next` answers this when nothing waits, nothing runs and idle work is left: run one piece of it.
+_IDLE = object()
 
 
 class Scheduler:
@@ -85,6 +88,10 @@ class Scheduler:
         self._control: deque[tuple[Callable[[], Any], Future]] = deque()
         self._running: list[Job] = []  # started and not finished (stepped jobs in flight, or the one running)
         self._flights: list[_InFlight] = []  # the worker's own list of stepped jobs in flight
+        self._idle: deque[Callable[[], bool]] = deque()
+        # Idle work waits for the first real job to be answered: before it, the worker is idle because the front
+        # is still starting (its imports), and idle work would compete with them for the interpreter.
+        self._served = False
         self._stopped = False
         self.dropped = 0
         self.superseded = 0
@@ -142,6 +149,19 @@ class Scheduler:
             self._control.append((fn, fut))
             self._cond.notify()
         return fut
+
+    def when_idle(self, piece: Callable[[], bool]) -> None:
+        """Run `piece` on the worker when no job or control call waits or runs, once a real job has been answered;
+        it does a small piece of work and returns True while more is left (it is then called again, when idle
+        again). A job that arrives meanwhile waits for one piece at most."""
+        with self._cond:
+            self._idle.append(piece)
+            self._cond.notify()
+
+    def drop_idle(self) -> None:
+        """Forget the idle work not done yet (it was for a model that is being replaced)."""
+        with self._cond:
+            self._idle.clear()
 
     def running_key(self) -> str | None:
         """The document of the oldest job in flight."""
@@ -214,6 +234,8 @@ class Scheduler:
                     return ready
                 if self._flights:
                     return _ROUND
+                if self._idle and self._served and not self._queue and not self._running:
+                    return _IDLE
                 wake = min((j.ready_at for j in self._queue if j.ready_at is not None), default=None)
                 self._cond.wait(None if wake is None else max(wake - now, 0.0005))
 
@@ -237,6 +259,8 @@ class Scheduler:
                 return
             if item is _ROUND:
                 self._round()
+            elif item is _IDLE:
+                self._idle_piece()
             elif isinstance(item, tuple) and item[0] == "probe":
                 self._probe(item[1])
             elif isinstance(item, tuple):
@@ -247,6 +271,20 @@ class Scheduler:
                     fut.set_exception(exc)
             else:
                 self._start(item)
+
+    def _idle_piece(self) -> None:
+        with self._cond:
+            if not self._idle:  # dropped meanwhile
+                return
+            piece = self._idle[0]
+        try:
+            more = piece()
+        except Exception:  # idle work is an optimisation: its failure is logged, never raised
+            log.exception("idle work failed")
+            more = False
+        with self._cond:
+            if not more and self._idle and self._idle[0] is piece:
+                self._idle.popleft()
 
     def _start(self, job: Job) -> None:
         """Run a job, or, when it turns out stepped, advance its coroutine to the first work it asks for."""
@@ -334,3 +372,6 @@ class Scheduler:
             self._finish(job, job.token.reason)
         elif not job.future.done():
             job.future.set_result(outcome)
+        if not job.background:
+            with self._cond:
+                self._served = True

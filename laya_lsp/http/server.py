@@ -47,11 +47,10 @@ def run_http(args: argparse.Namespace, settings: Settings) -> int:
     options = HttpOptions(max_in_flight=args.max_in_flight, max_queue=args.max_queue,
                           max_body_bytes=args.max_body_bytes, max_sessions=args.max_sessions, token=token)
     # Never hand the scheduler more than it holds: a full scheduler drops its oldest job.
-    orchestrator = bootstrap.wire(lambda: settings, min_queue=options.max_in_flight + 1)
+    loading = bootstrap.begin(settings, min_queue=options.max_in_flight + 1)
+    loading.done.add_done_callback(_report_load)
+    orchestrator = bootstrap.wire(lambda: settings, loading)
     engine = orchestrator.engine
-    load = bootstrap.load_in_background(engine, settings)
-    load.add_done_callback(_report_load)
-    orchestrator.loading(load)
     app = create_app(orchestrator, settings, options)
     # log_config=None: uvicorn logs through our stderr logging (access lines at INFO, so --log-level INFO).
     server = _Server(uvicorn.Config(app, host=args.host, port=args.port, log_config=None, lifespan="off",

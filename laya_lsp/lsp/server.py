@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 import threading
-from concurrent.futures import Future
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -32,17 +32,18 @@ PROGRESS_CREATE_TIMEOUT_S = 2.0
 class LayaServer(LanguageServer):
     """A LanguageServer with one orchestrator (and its engine) and the `laya` settings."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, loading: bootstrap.Loading) -> None:
         super().__init__("laya-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
                          protocol_cls=LayaProtocol, converter_factory=strict_converter)
         self.settings = settings
-        self.orchestrator = bootstrap.wire(lambda: self.settings)
+        self.orchestrator = bootstrap.wire(lambda: self.settings, loading)
         self.engine = self.orchestrator.engine
+        self.loading = loading  # the latest model load (reported as $/progress once the client is initialized)
+        self.client_ready = False
         self.stop_serving = threading.Event()
         self.tcp_listener: asyncio.Server | None = None
         self._progress_n = 0
         self.pending_error: str | None = None
-        self.first_load: Future | None = None
         self.heap_task: asyncio.Task | None = None
 
     # -- transports: our framing loop (protocol.py) instead of pygls' readline-based one ----------------
@@ -119,31 +120,13 @@ class LayaServer(LanguageServer):
         caps = self.client_capabilities
         return bool(caps and caps.window and caps.window.work_done_progress)
 
-    def expect_model(self) -> Future:
-        """A model load that starts soon: requests from now on wait for it (bounded, see the orchestrator)."""
-        load: Future = Future()
-        self.orchestrator.loading(load)
-        return load
+    async def report_load(self, loading: bootstrap.Loading) -> None:
+        """Report a model load (started earlier, maybe already done) as $/progress where the client supports it,
+        and its outcome in the log or, if it failed, to the user.
 
-    async def load_model(self, done: Future) -> None:
-        """Load the configured model (resolving `done`), reporting $/progress where the client supports it.
-
-        The load starts at once; the progress token is asked for meanwhile (a client may take its time to
-        answer), and the latest step is re-sent once the client accepts it."""
+        The progress token is asked for while the load goes on (a client may take its time to answer); its latest
+        step is sent once the client accepts the token, then every step after it."""
         token: str | None = None
-        latest: lsp.WorkDoneProgressReport | None = None
-        loop = asyncio.get_running_loop()
-
-        def report(message: str, pct: int) -> None:
-            nonlocal latest
-            latest = lsp.WorkDoneProgressReport(message=message, percentage=pct)
-            if token is not None:
-                self.work_done_progress.report(token, latest)
-
-        def progress(message: str, pct: int) -> None:  # called on the loading thread
-            loop.call_soon_threadsafe(report, message, pct)
-
-        bootstrap.load_in_background(self.engine, self.settings, progress, done)
         if self.supports_progress():
             self._progress_n += 1
             name = f"laya-load-model-{self._progress_n}"
@@ -154,15 +137,14 @@ class LayaServer(LanguageServer):
                     name, lsp.WorkDoneProgressBegin(title="laya: loading model", percentage=0, cancellable=False)
                 )
                 token = name
-                if latest is not None:
-                    self.work_done_progress.report(token, latest)
+                loading.progress.listen(self._progress_reporter(name))
             except Exception:
                 log.exception("work done progress refused")
         try:
-            info = await asyncio.shield(asyncio.wrap_future(done))
+            info = await asyncio.shield(asyncio.wrap_future(loading.done))
             self.log_info(
                 f"model {info.name} ({info.params / 1e6:.1f}M params, {info.dtype}, FIM {info.fim}/{info.layout}) "
-                f"loaded in {info.timings['load_ms']:.0f} ms, warm-up {info.timings['warmup_ms']:.0f} ms"
+                f"loaded in {info.timings['load_ms']:.0f} ms"
             )
             end = "ready"
         except ModelLoadError as exc:
@@ -174,19 +156,34 @@ class LayaServer(LanguageServer):
         if token is not None:
             self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=end))
 
-    def apply_settings(self, raw: Any) -> None:
-        """Validate and apply new settings; a changed model is reloaded without a restart."""
+    def _progress_reporter(self, token: str) -> Callable[[str, int], None]:
+        """A load's progress callback (called on the engine's worker) that reports to `token` from the loop."""
+        loop = asyncio.get_running_loop()
+
+        def report(message: str, pct: int) -> None:
+            self.work_done_progress.report(token, lsp.WorkDoneProgressReport(message=message, percentage=pct))
+
+        def progress(message: str, pct: int) -> None:
+            loop.call_soon_threadsafe(report, message, pct)
+
+        return progress
+
+    def apply_settings(self, raw: Any) -> str | None:
+        """Validate and apply new settings; a changed model is reloaded without a restart. Returns what is wrong
+        with them when they are refused (the settings in force stay), else None."""
         try:
             new = parse_settings(raw, self.settings)
         except SettingsError as exc:
-            self.show_error(f"invalid settings ignored: {exc}")
-            return
+            return str(exc)
         old, self.settings = self.settings, new
         self.engine.apply_settings(new.engine())
         if new.threads != old.threads:
             bootstrap.apply_threads(new)
         if (new.model, new.allow_download) != (old.model, old.allow_download):
-            asyncio.ensure_future(self.load_model(self.expect_model()))
+            self.loading = bootstrap.reload(self.orchestrator, new)
+            if self.client_ready:
+                asyncio.ensure_future(self.report_load(self.loading))
+        return None
 
 
 class _FlushingWriter:
@@ -201,9 +198,10 @@ class _FlushingWriter:
         self._stream.close()
 
 
-def create_server(settings: Settings) -> LayaServer:
-    """Build the server (for settings from bootstrap.resolve_settings) with every feature registered."""
-    server = LayaServer(settings)
+def create_server(settings: Settings, loading: bootstrap.Loading) -> LayaServer:
+    """Build the server (for settings from bootstrap.resolve_settings, the model loading for them: bootstrap.begin)
+    with every feature registered."""
+    server = LayaServer(settings, loading)
     _register_lifecycle(server)
     from . import completion, custom, decisions
 
@@ -216,23 +214,21 @@ def create_server(settings: Settings) -> LayaServer:
 def _register_lifecycle(server: LayaServer) -> None:
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: LayaServer, params: lsp.InitializeParams) -> None:
+        # The model has been loading since the process started, for the command line's settings; options that
+        # name another model load that one instead (LayaServer.apply_settings).
         opts = params.initialization_options
         if opts:
-            try:
-                ls.settings = parse_settings(opts, ls.settings)
-                ls.engine.apply_settings(ls.settings.engine())
-            except SettingsError as exc:
-                # Not fatal: the defaults serve, and the user is told once the client can show messages.
-                ls.pending_error = f"invalid initializationOptions ignored: {exc}"
-        bootstrap.apply_threads(ls.settings)
-        # The model loads once the client is ready for progress reports; requests from now on wait for it.
-        ls.first_load = ls.expect_model()
+            # Not fatal: the defaults serve, and the user is told once the client can show messages.
+            error = ls.apply_settings(opts)
+            if error:
+                ls.pending_error = f"invalid initializationOptions ignored: {error}"
 
     @server.feature(lsp.INITIALIZED)
     def initialized(ls: LayaServer, _params: lsp.InitializedParams) -> None:
         if ls.pending_error:
             ls.show_error(ls.pending_error)
-        asyncio.ensure_future(ls.load_model(ls.first_load or ls.expect_model()))
+        ls.client_ready = True
+        asyncio.ensure_future(ls.report_load(ls.loading))
         # glibc keeps freed pages of short-lived buffers; trimming lets RSS follow what the server uses.
         ls.heap_task = asyncio.ensure_future(release_free_heap_periodically())
 
@@ -243,14 +239,16 @@ def _register_lifecycle(server: LayaServer) -> None:
             raw = raw["laya"]
         if raw is None:
             return
-        ls.apply_settings(raw)
+        error = ls.apply_settings(raw)
+        if error:
+            ls.show_error(f"invalid settings ignored: {error}")
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LayaServer, params: lsp.DidOpenTextDocumentParams) -> None:
         td = params.text_document
         doc = open_document(ls.workspace, td.uri)
         if doc is not None:
-            ls.orchestrator.completions.opened(td.uri, doc.syntax, td.language_id)
+            ls.orchestrator.completions.opened(td.uri, doc.syntax)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LayaServer, params: lsp.DidChangeTextDocumentParams) -> None:

@@ -43,6 +43,7 @@ class SyntaxDocument:
     """Text plus tree of one open document, kept in sync by `apply_change` (incremental reparse)."""
 
     def __init__(self, text: str, language_id: str = "", uri: str = "") -> None:
+        self.language_id, self.uri = language_id, uri
         self.language: str | None = language_for(language_id, uri)
         self.spec: LanguageSpec = spec_for(language_id, uri)
         self._parser: tree_sitter.Parser | None = new_parser(self.language) if self.language else None
@@ -56,6 +57,10 @@ class SyntaxDocument:
         self._starts: list[int] | None = None
         self._stale = False  # the tree has edits the parser has not seen yet
         self.set_text(text)
+
+    def with_text(self, text: str) -> SyntaxDocument:
+        """A new document of the same language and uri holding `text` (a snapshot, or the text as it would be)."""
+        return SyntaxDocument(text, self.language_id, self.uri)
 
     # -- text and positions -------------------------------------------------------------------------------
     @property

@@ -1,0 +1,371 @@
+"""The latency strategies (laya_lsp/orchestrator/latency/), one by one, against a fake engine: what each keeps
+per document, when it answers, what background work it queues, and that closing a document drops it all.
+The same tricks through the real server: test_latency_tricks.py, test_first_line_first.py."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import replace
+from typing import Any
+
+from laya_lsp.config import Settings
+from laya_lsp.engine import Candidate, CompletionRequest, CompletionResult, Job, ModelInfo, StatsBook, Timings
+from laya_lsp.orchestrator import Completion, CompletionFlow, Suggestion
+from laya_lsp.orchestrator.answers import UNBOOKED, clean
+from laya_lsp.orchestrator.latency import (
+    Ask,
+    Background,
+    FirstLineFirst,
+    SharedJob,
+    Speculation,
+    Ticket,
+    TypedThrough,
+    WarmUp,
+)
+from laya_lsp.orchestrator.records import Records
+from laya_lsp.orchestrator.waiting import ModelGate
+from laya_lsp.syntax import CompletionPlan, SyntaxDocument
+
+INFO = ModelInfo("fake", "", 0, "float32", "starcoder", "psm", repo_level=False)
+ONE_LINE = CompletionPlan(True, "test")
+BLOCK = CompletionPlan(True, "test block", multiline=True, max_lines=4)
+
+
+class FakeEngine:
+    """The engine facade's completion half: records requests; `reply(request)` gives a job's raw candidates at
+    once (None: the job keeps running until the test finishes it)."""
+
+    def __init__(self, reply: Callable[[CompletionRequest], list[str] | None] = lambda _r: None) -> None:
+        self.reply = reply
+        self.requests: list[CompletionRequest] = []
+        self.prefills: list[CompletionRequest] = []
+        self.jobs: list[Job] = []
+        self.closed: list[str] = []
+        self.info: ModelInfo | None = INFO
+        self.load_error: str | None = None
+
+    def _job(self, req: CompletionRequest) -> Job:
+        job = Job(req.doc_id, run=lambda _job: None, background=req.background)
+        self.jobs.append(job)
+        texts = self.reply(req)
+        if texts is not None:
+            finish(job, *texts)
+        return job
+
+    def complete(self, req: CompletionRequest) -> Job:
+        self.requests.append(req)
+        return self._job(req)
+
+    def prefill(self, req: CompletionRequest) -> Job:
+        self.prefills.append(req)
+        return self._job(req)
+
+    def model_info(self) -> ModelInfo | None:
+        return self.info
+
+    def cancel(self, job: Job) -> None:
+        job.cancel()
+
+    def close_document(self, doc_id: str) -> None:
+        self.closed.append(doc_id)
+
+
+def finish(job: Job, *texts: str) -> None:
+    job.future.set_result(CompletionResult([Candidate(t, -0.1 * i, 3) for i, t in enumerate(texts)], Timings()))
+
+
+def _settings(**changes: Any) -> Callable[[], Settings]:
+    s = replace(Settings(), debounce_ms=0, **changes)
+    return lambda: s
+
+
+def _request_for(doc_id: str, doc: SyntaxDocument, offset: int, kind: str, plan: CompletionPlan,
+                 version: int | None, debounce: bool, background: bool = False, source: str = "model",
+                 candidates: int | None = None, lines: int | None = None) -> CompletionRequest:
+    return CompletionRequest(doc_id, doc.text, offset, kind, candidates, max_lines=lines or plan.max_lines,
+                             background=background, source=source)
+
+
+def _raw(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Completion:
+    return clean(doc, offset, plan, result, None)
+
+
+def _parts(engine: FakeEngine) -> tuple[Records, Background]:
+    records = Records(StatsBook())
+    return records, Background(engine, records, _request_for, _raw)  # type: ignore[arg-type]
+
+
+def _ask(doc: SyntaxDocument, offset: int | None = None, *, doc_id: str = "doc", kind: str = "completion",
+         remember: bool = True, typing: bool = False, wanted: int = 2) -> Ask:
+    return Ask(doc_id, doc, len(doc.text) if offset is None else offset, kind, remember, typing, wanted)
+
+
+def _answer(*texts: str, plan: CompletionPlan = ONE_LINE, result: CompletionResult | None = None) -> Completion:
+    return Completion([Suggestion(t, -0.1) for t in texts], UNBOOKED, plan, result)
+
+
+async def _settle(background: Background) -> None:
+    """Wait for the background tasks, which must end: a job the test never finishes fails it."""
+    for _ in range(10):
+        if not background.tasks:
+            return
+        done, pending = await asyncio.wait(background.tasks, timeout=2)
+        assert not pending, f"background work left waiting: {pending}"
+        for task in done:
+            if not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+    raise AssertionError("background work keeps starting more")
+
+
+PY = SyntaxDocument("def area(w, h):\n    return ", "python", "file:///area.py")
+
+
+# -- typed-through -------------------------------------------------------------------------------------------------
+def test_typed_through_serves_the_rest_of_the_shown_answer_without_a_run():
+    records, _ = _parts(FakeEngine())
+    typed = TypedThrough(_settings(), records)
+    typed.answered(_ask(PY), _answer("w * h", "w + h", "h"), Ticket(ONE_LINE))
+    ticket = typed.early(_ask(PY.with_text(PY.text + "w *")))
+    assert ticket is not None and ticket.immediate is not None and ticket.job is None
+    assert [s.text for s in ticket.immediate.suggestions] == [" h"]  # "w + h" no longer fits; "h" never did
+    assert ticket.immediate.stats.source.value == "typed-through" and ticket.plan is ONE_LINE
+
+
+def test_typed_through_answers_nothing_past_the_answer_or_after_another_edit():
+    records, _ = _parts(FakeEngine())
+    typed = TypedThrough(_settings(), records)
+    typed.answered(_ask(PY), _answer("w * h"), Ticket(ONE_LINE))
+    assert typed.early(_ask(PY.with_text(PY.text + "w * h"))) is None  # typed all of it: nothing left
+    assert typed.early(_ask(PY.with_text(PY.text + "x"))) is None  # typed past it
+    assert typed.early(_ask(PY.with_text(PY.text + "w\n"), len(PY.text) + 1)) is None  # the suffix changed
+    assert typed.early(_ask(PY.with_text("# edited\n" + PY.text + "w"))) is None  # an edit above the cursor
+    assert TypedThrough(_settings(typed_through=False), records).early(_ask(PY)) is None
+    typed.closed("doc")
+    assert typed.held() == set() and typed.early(_ask(PY.with_text(PY.text + "w"))) is None
+
+
+# -- speculation ---------------------------------------------------------------------------------------------------
+def _speculation(engine: FakeEngine, **settings: Any) -> tuple[Speculation, Background, list[SyntaxDocument]]:
+    records, background = _parts(engine)
+    planned: list[SyntaxDocument] = []
+
+    def plan(doc: SyntaxDocument, offset: int) -> CompletionPlan:
+        planned.append(doc)
+        return ONE_LINE
+
+    return Speculation(_settings(**settings), records, background, plan), background, planned
+
+
+async def test_speculation_answers_the_text_with_the_top_line_accepted():
+    engine = FakeEngine(lambda r: ["if w else 0"] if r.source == "speculative" else None)
+    spec, background, _ = _speculation(engine)
+    spec.answered(_ask(PY), _answer("w * h \n    pass", "w + h"), Ticket(ONE_LINE))
+    [req] = engine.requests
+    assert (req.text, req.offset) == (PY.text + "w * h ", len(PY.text) + 6)  # the top line (not the next) accepted
+    assert req.background and req.source == req.kind == "speculative"
+    await _settle(background)
+    accepted = PY.with_text(PY.text + "w * h ")
+    ticket = spec.early(_ask(accepted))
+    assert ticket is not None and ticket.immediate is not None
+    assert [s.text for s in ticket.immediate.suggestions] == ["if w else 0"]
+    assert ticket.immediate.stats.source.value == "speculative"
+    assert spec.early(_ask(PY)) is None  # only at the accepted text
+
+
+async def test_speculation_plans_the_hypothetical_text_in_the_document_s_language():
+    """An HTTP session's document id is no file name: the copy with the line accepted must keep the language
+    the document was opened with (it was planned as plain text before)."""
+    engine = FakeEngine()
+    spec, background, planned = _speculation(engine)
+    session_doc = SyntaxDocument(PY.text, "python", "session:42")
+    spec.answered(_ask(session_doc, doc_id="session:42"), _answer("w * h"), Ticket(ONE_LINE))
+    assert [d.language for d in planned] == ["python"]
+    finish(engine.jobs[0])
+    await _settle(background)
+
+
+def test_speculation_waits_for_the_block_and_skips_typed_through_answers_or_when_off():
+    engine = FakeEngine()
+    spec, _background, _ = _speculation(engine)
+    spec.answered(_ask(PY), _answer("w * h"), Ticket(ONE_LINE, block=True))
+    spec.answered(_ask(PY), _answer("w * h"), Ticket(ONE_LINE, typed="w"))
+    off, _bg, _ = _speculation(engine, speculative=False)
+    off.answered(_ask(PY), _answer("w * h"), Ticket(ONE_LINE))
+    assert engine.requests == []
+
+
+async def test_a_speculation_finishing_after_close_is_dropped():
+    engine = FakeEngine()
+    spec, background, _ = _speculation(engine)
+    spec.answered(_ask(PY), _answer("w * h"), Ticket(ONE_LINE))
+    assert spec.held() == {"doc"}
+    spec.closed("doc")
+    finish(engine.jobs[0], "if w else 0")
+    await _settle(background)
+    assert spec.held() == set() and spec.early(_ask(PY.with_text(PY.text + "w * h"))) is None
+
+
+# -- sharing a running job -----------------------------------------------------------------------------------------
+def test_a_request_typed_along_a_running_job_shares_it():
+    shared = SharedJob(_settings())
+    job = Job("doc", run=lambda _job: None)
+    shared.started(_ask(PY, wanted=2), Ticket(BLOCK, job=job, block=True))
+    ticket = shared.early(_ask(PY.with_text(PY.text + "w *"), wanted=2))
+    assert ticket is not None and ticket.job is job and ticket.shared and ticket.typed == "w *" and ticket.block
+    assert shared.early(_ask(PY.with_text(PY.text + "w *"), wanted=3)) is None  # it runs for fewer candidates
+    assert shared.early(_ask(PY.with_text("#\n" + PY.text))) is None  # not typed at the cursor
+    job.cancel()
+    assert shared.early(_ask(PY.with_text(PY.text + "w"))) is None  # superseded: cannot be shared
+    shared.closed("doc")
+    assert shared.held() == set()
+
+
+def test_a_finished_or_forgettable_job_is_not_shared():
+    shared = SharedJob(_settings())
+    job = Job("doc", run=lambda _job: None)
+    shared.started(_ask(PY, remember=False), Ticket(ONE_LINE, job=job))
+    assert shared.held() == set()  # a one-off request's run serves nobody else
+    shared.started(_ask(PY), Ticket(ONE_LINE, job=job))
+    finish(job, "w * h")
+    assert shared.early(_ask(PY.with_text(PY.text + "w"))) is None  # done: the typed-through store answers
+    assert SharedJob(_settings(typed_through=False)).early(_ask(PY)) is None
+
+
+# -- first line first ----------------------------------------------------------------------------------------------
+def _first_line(engine: FakeEngine, **settings: Any) -> tuple[FirstLineFirst, TypedThrough, Background]:
+    records, background = _parts(engine)
+    s = _settings(**settings)
+    typed = TypedThrough(s, records)
+    spec = Speculation(s, records, background, lambda _doc, _offset: ONE_LINE)
+    return FirstLineFirst(s, background, typed, spec), typed, background
+
+
+def test_first_line_first_asks_one_line_only_of_a_typing_request_for_a_block():
+    first, _typed, _bg = _first_line(FakeEngine())
+    assert first.lines(_ask(PY, typing=True), BLOCK) == 1
+    assert first.lines(_ask(PY, typing=False), BLOCK) is None  # an explicit request waits for the block
+    assert first.lines(_ask(PY, typing=True, remember=False), BLOCK) is None  # nobody would get the block
+    assert first.lines(_ask(PY, typing=True), ONE_LINE) is None
+    off, _t, _b = _first_line(FakeEngine(), first_line_first=False)
+    assert off.lines(_ask(PY, typing=True), BLOCK) is None
+
+
+async def test_the_block_replaces_its_first_line_then_speculation_starts_from_it():
+    engine = FakeEngine(lambda r: {"block": ["w * h\n    pass"], "speculative": ["# next"]}.get(r.source))
+    first, typed, background = _first_line(engine)
+    ask = _ask(PY, typing=True)
+    raw = CompletionResult([Candidate("w * h", 0.0, 2), Candidate("w + h", -1.0, 2)], Timings())
+    shown = _answer("w * h", plan=BLOCK, result=raw)
+    ticket = Ticket(BLOCK, block=True)
+    typed.answered(ask, shown, ticket)
+    first.answered(ask, shown, ticket)
+    [block_req] = engine.requests
+    assert block_req.source == "block" and block_req.background and block_req.candidates == 2
+    assert block_req.max_lines == BLOCK.max_lines
+    await _settle(background)
+    again = typed.early(_ask(PY.with_text(PY.text + "w")))
+    assert again is not None and again.immediate is not None
+    assert [s.text for s in again.immediate.suggestions] == [" * h\n    pass"]
+    assert [r.source for r in engine.requests] == ["block", "speculative"]
+    assert engine.requests[1].text == PY.text + "w * h"  # the block's top line accepted
+
+
+async def test_a_block_arriving_after_the_user_moved_on_is_dropped():
+    engine = FakeEngine()
+    first, typed, background = _first_line(engine)
+    ask = _ask(PY, typing=True)
+    shown = _answer("w * h", plan=BLOCK)
+    typed.answered(ask, shown, Ticket(BLOCK, block=True))
+    first.answered(ask, shown, Ticket(BLOCK, block=True))
+    moved = _ask(PY.with_text(PY.text + "x"))
+    typed.answered(moved, _answer("y"), Ticket(ONE_LINE))  # a newer answer, elsewhere
+    finish(engine.jobs[0], "w * h\n    pass")
+    await _settle(background)
+    assert typed.at("doc") == (moved.prefix, moved.suffix)
+    assert [r.source for r in engine.requests] == ["block"]  # and no speculation from a stale block
+
+
+def test_no_block_after_a_typed_through_answer_or_a_full_run():
+    engine = FakeEngine()
+    first, _typed, _bg = _first_line(engine)
+    first.answered(_ask(PY), _answer("w * h", plan=BLOCK), Ticket(BLOCK, block=True, typed="w"))
+    first.answered(_ask(PY), _answer("w * h", plan=BLOCK), Ticket(BLOCK))
+    assert engine.requests == [] and first.held() == set()
+
+
+# -- warm-up -------------------------------------------------------------------------------------------------------
+def _warm_up(engine: FakeEngine, gate: ModelGate | None = None, **settings: Any) -> tuple[WarmUp, Background]:
+    records, background = _parts(engine)
+    return WarmUp(_settings(**settings), engine, gate or ModelGate(engine, records), records,  # type: ignore[arg-type]
+                  background), background
+
+
+def test_warm_up_prefills_on_open_and_focus_without_decoding():
+    engine = FakeEngine()
+    warm, _bg = _warm_up(engine)
+    warm.opened("doc", PY)
+    warm.warm("doc", PY, 10)
+    assert [(r.offset, r.kind, r.background) for r in engine.prefills] == [(0, "warm-up", True), (10, "warm-up", True)]
+    assert engine.requests == []
+    off, _b = _warm_up(engine, warm_up=False)
+    off.opened("doc", PY)
+    engine.info = None
+    warm.opened("doc", PY)  # no model and none loading: nothing to warm
+    assert len(engine.prefills) == 2
+
+
+async def test_warm_up_while_loading_waits_for_the_model_and_close_cancels_it():
+    engine = FakeEngine()
+    gate = ModelGate(engine, Records(StatsBook()))
+    load: Future = Future()
+    gate.loading(load)
+    warm, background = _warm_up(engine, gate)
+    warm.opened("a", PY)
+    warm.opened("b", PY)
+    await asyncio.sleep(0)
+    assert warm.held() == {"a", "b"} and engine.prefills == []
+    warm.closed("b")
+    load.set_result(None)
+    await _settle(background)
+    assert [r.doc_id for r in engine.prefills] == ["a"] and warm.held() == set()
+
+
+# -- the flow: every strategy's state goes with its document ------------------------------------------------------
+def _complete_replies(req: CompletionRequest) -> list[str] | None:
+    if req.source == "model" and req.text.endswith("x"):
+        return None  # a request typed further: its run keeps going (shared, then closed)
+    return {"model": ["os.getcwd()"], "speculative": [" + '/'"]}.get(req.source)
+
+
+async def test_closing_a_document_drops_what_every_strategy_held():
+    engine = FakeEngine(_complete_replies)
+    records = Records(StatsBook())
+    gate = ModelGate(engine, records)
+    flow = CompletionFlow(engine, _settings(), gate, records)  # type: ignore[arg-type]
+    text = "import os\n\n\ndef main():\n    value = "
+    doc = SyntaxDocument(text, "python", "file:///main.py")
+    flow.opened("main", doc)
+    answer = await flow.complete("main", doc, len(text), "completion")
+    assert answer is not None and [s.text for s in answer.suggestions] == ["os.getcwd()"]
+    await asyncio.sleep(0.05)  # the speculation is cleaned and kept on the event loop
+    typed_on = doc.with_text("import os\n\nx = 1\n\ndef main():\n    value = x")
+    running = asyncio.ensure_future(flow.complete("main", typed_on, len(typed_on.text), "completion"))
+    await asyncio.sleep(0.05)
+    load: Future = Future()
+    gate.loading(load)
+    flow.warm("main", doc, 5)  # waits for the model being loaded
+    await asyncio.sleep(0)
+    held = {type(s).__name__: s.held() for s in flow.strategies}
+    assert held == {"TypedThrough": {"main"}, "Speculation": {"main"}, "SharedJob": {"main"},
+                    "FirstLineFirst": set(), "WarmUp": {"main"}}, held
+    assert flow.tracked() == 1
+    flow.closed("main")
+    assert flow.tracked() == 0 and all(not s.held() for s in flow.strategies)
+    assert engine.closed == ["main"]
+    finish(engine.jobs[-1], "1")
+    load.set_result(None)
+    await running
+    await asyncio.sleep(0.05)
+    assert flow.tracked() == 0 and len(engine.prefills) == 1  # the warm-up waiting for the load went with it
