@@ -8,9 +8,16 @@ import platform
 import socket
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def named_parameters(model: Any) -> list[tuple[str, Any]]:
+    """(name, array) of every parameter of an MLX model (`mlx.utils.tree_flatten`, typed)."""
+    from mlx.utils import tree_flatten
+
+    return cast(list[tuple[str, Any]], tree_flatten(model.parameters()))
 
 
 def machine() -> dict[str, Any]:

@@ -72,6 +72,7 @@ class Bench:
         plan = EngineSettings().warm_plan(device_defaults(mlx_device_kind()).fixed_shapes)
         if plan.fixed and isinstance(self.compiled, StepModel):  # the server's shapes on this device
             for dm in (self.compiled, self.eager):
+                assert dm is not None  # (a StepModel's eager twin)
                 dm.fix_shapes(plan.capacity, plan.prefill_chunk)
         self.mx = mx
 
@@ -111,6 +112,7 @@ class Bench:
         from laya_lsp.engine.decode import CancelToken, DecodeSettings, branch_steps, first_tokens
 
         dm = self.eager if eager else self.compiled
+        assert dm is not None, "no eager step for this architecture"
         doc, logits = self.doc(ctx)
         s = DecodeSettings(k=k, max_tokens=steps + 1)
         coro = branch_steps(dm, doc, *first_tokens(logits, s), s, CancelToken())
@@ -118,6 +120,7 @@ class Bench:
         try:
             while True:
                 t = time.perf_counter()
+                assert work is not None  # (branch steps always ask for a step)
                 work = coro.send(dm.forward([work])[0])
                 times.append(time.perf_counter() - t)
         except StopIteration:
@@ -157,6 +160,7 @@ class Bench:
             run_alone(self.compiled, warm_steps(self.compiled, doc, doc.ids + extra, CancelToken(), 128))
         else:
             body = backbone(self.model)
+            assert body is not None, "a model without a known backbone"
             if new > 1:
                 mx.eval(body(mx.array(extra[:-1])[None], cache=doc.layers))
             mx.eval(self.model(mx.array(extra[-1:])[None], cache=doc.layers)[0, -1])
@@ -184,8 +188,7 @@ class Bench:
 def run_decode(model_dir: str, quick: bool = False, repeats: int | None = None,
                log: Callable[[str], Any] = print) -> dict[str, Any]:
     """Everything the module docstring lists, as one dict (also logged as a table)."""
-    from mlx.utils import tree_flatten
-
+    from benchmarks.common import named_parameters
     from benchmarks.shapes import decode_breakdown, measure_bandwidth
 
     repeats = repeats or (2 if quick else 5)
@@ -193,7 +196,7 @@ def run_decode(model_dir: str, quick: bool = False, repeats: int | None = None,
     contexts = (64, 1000)
     bench = Bench(model_dir)
     bw = measure_bandwidth(256 if quick else 512)
-    weight_bytes = sum(v.nbytes for _, v in tree_flatten(bench.model.parameters()))
+    weight_bytes = sum(v.nbytes for _, v in named_parameters(bench.model))
     floor_ms = weight_bytes / (bw["gbs"] * 1e9) * 1000
     variants: dict[str, Callable[[int, int], list[float]]] = {
         "mlx-lm": lambda c, k: bench.mlx_lm(c, k, steps),
@@ -258,7 +261,7 @@ def run_decode(model_dir: str, quick: bool = False, repeats: int | None = None,
 
 def run_step_only(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
     """laya's step (ms/token, median over all steps) at each context and k, and prefill tokens/s."""
-    from mlx.utils import tree_flatten
+    from benchmarks.common import named_parameters
 
     bench = Bench(model_dir)
     cases = [(c, k) for c in (64, 1000) for k in (1, 5)]
@@ -275,7 +278,7 @@ def run_step_only(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
     return {"ms_per_token": {f"ctx{c} k={k}": _median(v) for (c, k), v in samples.items()},
             "prefill_tokens": PREFILL_TOKENS,
             "prefill_tokens_per_s": round(PREFILL_TOKENS / statistics.median(prefill_s), 1),
-            "weight_bytes": sum(v.nbytes for _, v in tree_flatten(bench.model.parameters()))}
+            "weight_bytes": sum(v.nbytes for _, v in named_parameters(bench.model))}
 
 
 def run_gpu(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:

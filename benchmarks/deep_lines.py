@@ -89,7 +89,7 @@ def _far_name(tree: tree_sitter.Tree, text: str, start: int, indent: int, define
 
 def build(wheels: Path) -> None:
     rng = random.Random(0)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for path, text in _sources(wheels).items():
         tree = new_parser("python").parse(text.encode("utf-8"))
         lines = _code_lines(tree, text)

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import best_ms
+from benchmarks.common import best_ms, named_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,9 +115,7 @@ def _build(spec: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     else:
         model.set_dtype(mx.float32)
     mx.eval(model.parameters())
-    from mlx.utils import tree_flatten
-
-    config["_params"] = sum(v.size for _, v in tree_flatten(model.parameters()))
+    config["_params"] = sum(v.size for _, v in named_parameters(model))
     if dtype == "4bit":
         nn.quantize(model, group_size=64, bits=4)
         mx.eval(model.parameters())
@@ -127,13 +125,12 @@ def _build(spec: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
 def worker(spec: dict[str, Any]) -> dict[str, Any]:
     """One shape/dtype: weight bytes, prefill tokens/s, decode ms/token at each context length."""
     import mlx.core as mx
-    from mlx.utils import tree_flatten
     from mlx_lm.models.cache import make_prompt_cache
 
     t0 = time.perf_counter()
     model, config = _build(spec)
     build_s = time.perf_counter() - t0
-    params = tree_flatten(model.parameters())
+    params = named_parameters(model)
     weight_bytes = sum(v.nbytes for _, v in params)
     n_params = config.pop("_params")
     vocab = int(config["vocab_size"])
@@ -324,7 +321,7 @@ def run_shapes(model_dir: str, quick: bool = False, log: Any = print, budget_s: 
     for spec in plan(model_dir, quick):
         left = budget_s - (time.perf_counter() - t0)
         timeout = min(spec.pop("timeout"), left)
-        res = run_one(spec, timeout) if timeout > 15 else {"error": "skipped: shapes time budget spent"}
+        res: dict[str, Any] = run_one(spec, timeout) if timeout > 15 else {"error": "skipped: shapes time budget spent"}
         row = {"shape": spec["name"], "dtype": spec["dtype"], **res}
         if "decode_read_bytes" in res:
             row["floor_ms_per_token"] = round(res["decode_read_bytes"] / (bw["gbs"] * 1e9) * 1000, 3)

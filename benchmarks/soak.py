@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import random
 import statistics
 import sys
@@ -121,6 +122,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     env = {"PYTHONTRACEMALLOC": "1"} if args.trace_malloc else None
     c = await LspClient.spawn(cmd, default_timeout=60, env=env)
     await c.initialize()
+    assert c.proc is not None
     proc = psutil.Process(c.proc.pid)
     typists = [Typist(p, i, rng) for i, p in enumerate([s for s in SOURCES if s.exists()][: args.docs])]
     for t in typists:
@@ -136,7 +138,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     current = typists[0]
     lines_typed = 0
 
-    def collect(rid: int, fut: asyncio.Future, t0: float) -> None:
+    def collect(rid: int, t0: float, fut: asyncio.Future) -> None:
         resp = fut.result()
         if "error" in resp:
             counts["cancelled" if resp["error"]["code"] == REQUEST_CANCELLED else "errors"] += 1
@@ -179,8 +181,8 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         if pending is not None and not pending[1].done():
             await c.cancel(pending[0])  # an editor cancels the request the new keystroke made stale
         if pending is not None:
-            old = pending
-            old[1].add_done_callback(lambda f, o=old: collect(o[0], f, o[2]))
+            old_rid, old_fut, old_t0 = pending
+            old_fut.add_done_callback(functools.partial(collect, old_rid, old_t0))
         method = "textDocument/inlineCompletion" if rng.random() < 0.3 else "textDocument/completion"
         params: dict[str, Any] = {"textDocument": {"uri": current.uri}, "position": position_at(current.text,
                                                                                               current.cursor)}
@@ -193,7 +195,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.sleep(max(0.0, rng.gauss(args.interval_ms, args.interval_ms / 3)) / 1000)
     if pending is not None:
         await c.wait_response(pending[1], 60)
-        collect(*pending)
+        collect(pending[0], pending[2], pending[1])
     final = await c.call("laya/stats", {"recent": 0, "memory": True})
     code = await c.shutdown_and_exit()
     await c.close()

@@ -73,7 +73,8 @@ def replay(lm: Any, ps: Any, k: int, draft_tokens: int, limit: int = 0) -> dict[
 
     engine = Engine(EngineSettings(candidates=k, debounce_ms=0, cache_budget_mb=4096, draft_tokens=draft_tokens))
     engine.load(lm.path)
-    times, texts, by_source = [], [], {}
+    times, texts = [], []
+    by_source: dict[str, list[int]] = {}
     tokens = steps = firsts = drafted = accepted = 0
     decode_ms = 0.0
     try:
@@ -91,7 +92,7 @@ def replay(lm: Any, ps: Any, k: int, draft_tokens: int, limit: int = 0) -> dict[
             decode_ms += st.decode_ms
             drafted += st.draft_tokens
             accepted += st.accepted_tokens
-            for source, (d, a) in st.extra.get("drafts", {}).items():  # type: ignore[union-attr]
+            for source, (d, a) in st.extra.get("drafts", {}).items():
                 row = by_source.setdefault(source, [0, 0])
                 row[0] += d
                 row[1] += a

@@ -172,7 +172,7 @@ def main() -> None:
                "languages": {}}
     for language in args.languages.split(","):
         report = bench_language(language, args.lines, args.requests, args.seed)
-        results["languages"][language] = report  # type: ignore[index]
+        results["languages"][language] = report
         all_ = report["all"]
         print(f"{language:10s} {report['lines']} lines  plan+postprocess p50 {all_['p50_ms']:.3f} ms  "  # type: ignore[index]
               f"p95 {all_['p95_ms']:.3f} ms  max {all_['max_ms']:.3f} ms  "  # type: ignore[index]

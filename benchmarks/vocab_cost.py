@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import best_ms
+from benchmarks.common import best_ms, named_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = Path(sysconfig.get_paths()["stdlib"]) / "textwrap.py"
@@ -229,7 +229,6 @@ def brought_section(log: Any, quick: bool) -> list[dict[str, Any]]:
 
 def brought_worker(model_dir: str, keep: str = "") -> dict[str, Any]:
     import mlx.core as mx
-    from mlx.utils import tree_flatten
     from mlx_lm.models.cache import make_prompt_cache
 
     from benchmarks.shapes import _laya_step_ms
@@ -244,7 +243,7 @@ def brought_worker(model_dir: str, keep: str = "") -> dict[str, Any]:
     t = time.perf_counter()
     warm_up(lm, WarmPlan(64, (1,)))
     warm_ms = (time.perf_counter() - t) * 1000
-    nbytes = sum(v.nbytes for _, v in tree_flatten(lm.model.parameters()))
+    nbytes = sum(v.nbytes for _, v in named_parameters(lm.model))
     ids = lm.builder.encode(SAMPLE.read_text()[:2000])[:128]
     doc = DocumentCache(make_prompt_cache(lm.model))
     logits = prefill_chunked(lm.model, doc, ids, 128, CancelToken()).logits

@@ -21,9 +21,11 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
+from laya_lsp.syntax.languages import SPECS
+
 log = logging.getLogger(__name__)
-LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".go": "go", ".rs": "rust",
-             ".c": "c", ".h": "c", ".cpp": "cpp", ".java": "java", ".tsx": "typescriptreact"}
+# File extension -> LSP languageId, from the grammars' table (every extension the server has a grammar for).
+LANGUAGES = {ext: spec.language_ids[0] for spec in SPECS for ext in spec.extensions}
 
 
 def to_plain(obj: Any) -> Any:

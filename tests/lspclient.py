@@ -230,9 +230,9 @@ class LspClient:
         else:
             rid = msg.get("id")
             self._responses.setdefault(rid, []).append(msg)
-            fut = self._pending.pop(rid, None)
-            if fut is not None and not fut.done():
-                fut.set_result(msg)
+            answered = self._pending.pop(rid) if rid in self._pending else None
+            if answered is not None and not answered.done():
+                answered.set_result(msg)
 
     async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
         while True:

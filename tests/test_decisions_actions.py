@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 import pytest_lsp
-from conftest import SERVER_CMD
+from conftest import DEFAULT_SERVER_CMD
 from lsphelpers import change, open_doc, position_at, stats
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -32,10 +32,10 @@ def total(xs):
 '''
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD), scope="module", loop_scope="module")
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=DEFAULT_SERVER_CMD), scope="module", loop_scope="module")
 async def client(lsp_client: LanguageClient):
-    # The tiny random model's text would not survive post-processing; a zero threshold shows every fix.
-    opts = {"postprocess": False, "decisionThreshold": 0.0, "inlineMaxLines": 4}
+    # The embedded model: its text survives post-processing (on, as by default); a zero threshold shows every fix.
+    opts = {"decisionThreshold": 0.0, "inlineMaxLines": 4}
     # A client that resolves code actions lazily (test_decisions_conformance covers one that does not).
     caps = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities(code_action=lsp.CodeActionClientCapabilities(
         resolve_support=lsp.ClientCodeActionResolveOptions(properties=["edit"]))))
@@ -181,21 +181,16 @@ async def test_syntax_error_fixes_are_ranked_with_confidence(client: LanguageCli
     assert applied.edit is not None and not SyntaxDocument(apply(text, applied.edit, uri, 1), "python").has_errors()
 
 
-async def test_block_actions_with_postprocessing_on(client: LanguageClient):
-    """The syntax layer cleans action blocks like completions: whatever survives is a valid edit (the random
-    model's code may not survive, then there is no edit)."""
-    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {"postprocess": True}}))
-    try:
-        uri = "file:///post.py"
-        open_doc(client, uri, SOURCE)
-        for kind, offset in (("refactor.rewrite.laya.completeBlock", len(SOURCE)),
-                             ("refactor.rewrite.laya.implementComment", SOURCE.index("# return") + 2)):
-            action = by_kind(await list_actions(client, uri, SOURCE, offset), kind)
-            resolved = await client.code_action_resolve_async(action)
-            if resolved.edit is not None:
-                assert apply(SOURCE, resolved.edit, uri, 1).startswith(SOURCE[: SOURCE.index("# return")])
-        assert (await stats(client, recent=1))["recent"][-1]["status"] == "ok"
-    finally:
-        client.workspace_did_change_configuration(
-            lsp.DidChangeConfigurationParams(settings={"laya": {"postprocess": False}}))
+async def test_block_actions_are_cleaned_by_the_syntax_layer(client: LanguageClient):
+    """The syntax layer cleans action blocks like completions (post-processing is on in this suite): whatever
+    survives is a valid edit (when nothing survives there is no edit)."""
+    uri = "file:///post.py"
+    open_doc(client, uri, SOURCE)
+    for kind, offset in (("refactor.rewrite.laya.completeBlock", len(SOURCE)),
+                         ("refactor.rewrite.laya.implementComment", SOURCE.index("# return") + 2)):
+        action = by_kind(await list_actions(client, uri, SOURCE, offset), kind)
+        resolved = await client.code_action_resolve_async(action)
+        if resolved.edit is not None:
+            assert apply(SOURCE, resolved.edit, uri, 1).startswith(SOURCE[: SOURCE.index("# return")])
+    assert (await stats(client, recent=1))["recent"][-1]["status"] == "ok"
 

@@ -5,7 +5,7 @@ against their JSON shapes), and results arrive as plain JSON (keys such as "$id"
 from __future__ import annotations
 
 import jsonschema
-from conftest import SERVER_CMD
+from conftest import DEFAULT_SERVER_CMD
 from lspclient import LspClient, rich_capabilities
 from metamodel import CUSTOM_RESULT_SCHEMAS, SessionValidator
 
@@ -26,9 +26,10 @@ SCHEMA = {"type": "object", "required": ["$id", "class"], "properties": {
 
 
 async def test_decisions_session_conforms():
-    c = await LspClient.spawn(SERVER_CMD)
+    c = await LspClient.spawn(DEFAULT_SERVER_CMD)
     try:
-        await c.initialize(rich_capabilities(), {"postprocess": False, "decisionThreshold": 0.0})
+        # The embedded model (its text survives post-processing, on as by default); a zero threshold lists every fix.
+        await c.initialize(rich_capabilities(), {"decisionThreshold": 0.0})
         await c.did_open(URI, TEXT)
         actions = []
         for line, col in ((10, 5), (7, 3), (4, 8), (12, 0)):

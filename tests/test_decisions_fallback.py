@@ -41,7 +41,7 @@ def mlx_server():
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD), scope="module", loop_scope="module")
 async def client(lsp_client: LanguageClient, mlx_server: str):
     # Threshold 1: every answer is "low confidence", so everything is handed off.
-    opts = {"postprocess": False, "fallback": {"url": mlx_server, "threshold": 1.0, "timeoutMs": 20000}}
+    opts = {"fallback": {"url": mlx_server, "threshold": 1.0, "timeoutMs": 20000}}
     await lsp_client.initialize_session(
         lsp.InitializeParams(capabilities=LAZY_CAPS, process_id=None, initialization_options=opts))
     yield
@@ -180,7 +180,7 @@ GUARDED_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(_GUARD_DIR), os.
 async def offline(lsp_client: LanguageClient):
     SOCKET_LOG.unlink(missing_ok=True)
     await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=LAZY_CAPS, process_id=None, initialization_options={"postprocess": False}))
+        capabilities=LAZY_CAPS, process_id=None, initialization_options={}))
     yield
     await lsp_client.shutdown_session()
 

@@ -10,6 +10,7 @@ import random
 import sys
 import sysconfig
 import tempfile
+import time
 from pathlib import Path
 
 import mlx.core as mx
@@ -154,17 +155,18 @@ async def test_cancel_stops_prefill_and_keeps_the_prefilled_part(slow_prefill: L
     text = SOURCE[:14000]
     open_doc(slow_prefill, uri, text)
     pos = position_at(text, len(text))
-    # A cold reference: how long a full prefill takes on this machine, now.
-    ref_uri = "file:///ref.py"
-    open_doc(slow_prefill, ref_uri, text)
-    await complete_texts(slow_prefill, ref_uri, pos)
-    full_ms = (await stats(slow_prefill, recent=1))["recent"][-1]["prefill_ms"]
 
     # send_request_async is a coroutine: schedule it so the request goes out now.
     fut = asyncio.ensure_future(
         slow_prefill.protocol.send_request_async(lsp.TEXT_DOCUMENT_COMPLETION, completion_params(uri, pos), msg_id="long-1")
     )
-    await asyncio.sleep(full_ms / 1000 * 0.3)
+    # Cancel once the engine reports the prefill under way: part of the prompt cached, most of it not (~3,500
+    # tokens in 8-token chunks: hundreds of chunks left to stop in).
+    t0 = time.monotonic()
+    while not ((q := (await stats(slow_prefill, recent=0))["queue"])["running"] == uri and q["runningTokens"]):
+        assert not fut.done() and time.monotonic() - t0 < 30, "the request never started prefilling"
+        await asyncio.sleep(0.01)  # the polling interval, not a guess at timing
+    seen = q["runningTokens"]
     slow_prefill.protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id="long-1"))
     with pytest.raises(JsonRpcRequestCancelled):
         await fut
@@ -175,7 +177,9 @@ async def test_cancel_stops_prefill_and_keeps_the_prefilled_part(slow_prefill: L
     await complete_texts(slow_prefill, uri, pos)
     after = (await stats(slow_prefill, recent=1))["recent"][-1]
     assert after["status"] == "ok"
-    assert 0 < after["reused_tokens"] < after["prompt_tokens"] - 1, "the cancelled prefill's work was not kept"
+    # It starts from at least what was prefilled at the cancel, not all (a prefill that ran on to the end after
+    # the cancel would have cached all of it).
+    assert seen <= after["reused_tokens"] < after["prompt_tokens"] - 1, (seen, after)
 
 
 async def test_newer_request_supersedes_older(client: LanguageClient):

@@ -14,6 +14,7 @@ from lsphelpers import change, open_doc, position_at, stats
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+# Post-processing off: the tiny random model's text would not survive it, and the replay counts answers.
 # Every request a model run (no answers from shown candidates or syntax rules), two documents, explicit and
 # typing requests (k = candidates and k = typingCandidates), a file longer than a prompt chunk and than a block.
 BASE = {"postprocess": False, "triggerRules": False, "debounceMs": 0, "candidates": 4, "typingCandidates": 2,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import jsonschema
 import pytest
-from httphelpers import RAW, HttpServer
+from httphelpers import HttpServer
 from mlxserver import free_port, greedy, mlx_lm_server
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}, "ok": {"type": "boolean"}},
@@ -20,7 +20,7 @@ def mlx_server():
 
 
 def laya(fallback: dict) -> HttpServer:
-    return HttpServer(settings={**RAW, "fallback": fallback})
+    return HttpServer(settings={"fallback": fallback})
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def test_unreachable_fallback_answers_locally():
 
 
 def test_no_fallback_url_means_no_hand_off():
-    s = HttpServer(settings=RAW)  # no fallback.url
+    s = HttpServer()  # no fallback.url
     try:
         with s.client() as c:
             j = c.post("/v1/decide", json={"context": "x = ", "choices": ["1", "2"]}).json()

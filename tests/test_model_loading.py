@@ -18,8 +18,7 @@ import time
 from pathlib import Path
 
 import httpx
-from conftest import SERVER_CMD, TINY_MODEL
-from httphelpers import RAW
+from conftest import DEFAULT_MODEL, DEFAULT_SERVER_CMD
 from importhook import hook_env
 from lspclient import LspClient, position_at
 
@@ -41,7 +40,8 @@ PATCHES = {"laya_lsp.engine.engine": lambda module: wrap(module, "load_model", _
 '''
 URI = "file:///loading/early.py"
 TEXT = "def early(values):\n    return "
-SETTINGS = {**RAW, "speculative": False}
+# The embedded model: its text survives post-processing (on, as by default), so "answered" means candidates.
+SETTINGS = {"speculative": False}
 
 
 def _hook(tmp_path: Path) -> tuple[dict[str, str], Path]:
@@ -52,7 +52,7 @@ def _hook(tmp_path: Path) -> tuple[dict[str, str], Path]:
 
 async def test_lsp_requests_before_the_load_get_model_loading_then_answers(tmp_path: Path):
     env, flag = _hook(tmp_path)
-    c = await LspClient.spawn(SERVER_CMD, env=env, default_timeout=60)
+    c = await LspClient.spawn(DEFAULT_SERVER_CMD, env=env, default_timeout=60)
     try:
         await c.initialize(initialization_options=SETTINGS)
         await c.did_open(URI, TEXT)  # its warm-up waits for the model instead of failing
@@ -80,7 +80,7 @@ async def test_lsp_requests_before_the_load_get_model_loading_then_answers(tmp_p
 
 def test_http_requests_before_the_load_get_503_then_answers(tmp_path: Path):
     env, flag = _hook(tmp_path)
-    cmd = [sys.executable, "-m", "laya_lsp", "http", "--port", "0", "--model", str(TINY_MODEL),
+    cmd = [sys.executable, "-m", "laya_lsp", "http", "--port", "0", "--model", str(DEFAULT_MODEL),
            "--settings", json.dumps(SETTINGS)]
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True, env={**os.environ, **env})

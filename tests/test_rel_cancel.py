@@ -207,8 +207,7 @@ async def test_cancel_stops_a_long_generation():
     c = await LspClient.spawn(SERVER_CMD, default_timeout=60)
     try:
         await c.initialize(initialization_options={**PLAIN, "maxTokens": 1024, "candidates": 10,
-                                                   "postprocess": False, "triggerRules": False,
-                                                   "inlineMaxLines": 200})
+                                                   "triggerRules": False, "inlineMaxLines": 200})
         uri = "file:///storm/long.py"
         text = "def main():\n"
         await c.did_open(uri, text)

@@ -31,18 +31,38 @@ def shards(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_pack_keeps_documents_in_order_and_encode_round_trips(shards: Path) -> None:
+def test_pack_mixes_runs_of_one_source_and_encode_round_trips(shards: Path) -> None:
     texts = sorted((shards / "text").glob("shard-*.jsonl.bz2"))
     assert len(texts) > 1
     for t in texts:
         encode(TOKENIZER, t, shards / "tokens")
     corpus = Corpus(shards / "tokens")
     assert len(corpus) == 12
-    assert [corpus.meta_of(d)[1] for d in range(12)] == [f"m{i}.py" for i in range(12)]
+    paths = [corpus.meta_of(d)[1] for d in range(12)]
+    assert sorted(paths) == sorted(f"m{i}.py" for i in range(12))  # every document once
+    srcs = [corpus.meta_of(d)[0] for d in range(12)]
+    runs = [s for i, s in enumerate(srcs) if i == 0 or srcs[i - 1] != s]
+    assert len(runs) == len(set(runs)) == 4  # a package's files stay together, in their order
+    assert paths != sorted(paths, key=lambda p: int(p[1:-3]))  # the runs are shuffled
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_file(str(TOKENIZER / "tokenizer.json"))
-    assert tok.decode(corpus.doc(5).tolist()) == CODE.replace("total", "total5")
+    five = paths.index("m5.py")
+    assert tok.decode(corpus.doc(five).tolist()) == CODE.replace("total", "total5")
+
+
+def test_pack_cuts_a_shard_before_its_compressed_limit(tmp_path: Path) -> None:
+    rng = random.Random(0)
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"src": f"pkg{i}", "path": "m.py", "lang": "python",  # ~0.6 bytes/char
+                                        "text": "".join(rng.choices("abcdefghijklmnopqrstuvwxyz_ \n", k=200_000))})
+                            + "\n" for i in range(40)))
+    pack(docs, 100, tmp_path / "text", final=True, max_bytes=2_500_000)  # ~5 MB compressed: one shard cannot hold it
+    shards = sorted((tmp_path / "text").glob("shard-*.jsonl.bz2"))
+    assert len(shards) >= 2 and all(s.stat().st_size <= 2_500_000 for s in shards)
+    ready = (tmp_path / "text" / "READY.txt").read_text().splitlines()
+    assert [line.split()[1] for line in ready] == [s.name.split(".")[0] for s in shards]
+    assert sum(int(line.split()[3]) for line in ready) == 40  # every document once
 
 
 def test_a_shard_that_arrives_later_joins_the_corpus(shards: Path) -> None:

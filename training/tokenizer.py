@@ -80,27 +80,73 @@ def train(vocab: int, sample_bytes: int, out: Path) -> None:
     print(json.dumps({"vocab": vocab, "chars_per_token": round(n_chars / n_tok, 3), "sample_chars": n_chars}))
 
 
-def pack(docs_path: Path, shard_mb: float, out: Path, final: bool, limit_docs: int = 0) -> None:
-    """docs.jsonl -> bzip2-compressed JSONL text shards of `shard_mb` MB of text each, the way the corpus travels
-    to the GPU (one shard per device call fits the transfer limit). bzip2 because it packs code text as tightly as
-    xz (5.4x vs 5.6x) for a seventh of xz's CPU time on this shared 2-core machine, and Python reads it anywhere.
-    Shards are consecutive runs of documents (a package's files stay together, for repo-level samples), so shard k
-    is the same whether corpus.py has finished or is still appending: packing can follow the corpus as it grows.
-    The last, partial shard is written only with `final`; existing shards are kept."""
+def pack(docs_path: Path, shard_mb: float, out: Path, final: bool, limit_docs: int = 0, run: int = 8,
+         max_bytes: int = 31_000_000, seed: int = 0) -> None:
+    """docs.jsonl -> bzip2-compressed JSONL text shards, the way the corpus travels to the GPU (one shard per device
+    call must fit the transfer limit). bzip2 because it packs code text as tightly as xz (5.4x vs 5.6x) for a seventh
+    of xz's CPU time on this shared 2-core machine, and Python reads it anywhere.
+
+    Shard k takes the next `shard_mb` MB of docs.jsonl in corpus order (corpus.py reads its sources in a random order
+    of units, so every stretch holds every language) and writes them as a shuffled mix of runs of at most `run`
+    consecutive documents of one source (the runs keep a package's neighbouring files together for repo-level
+    samples), so that training on shard-00 alone sees every language. A shard stops early when its compressed size
+    would pass `max_bytes`; the documents left over open the next shard. Shard k is the same whether corpus.py has
+    finished or is still appending. The last, partial shard is written only with `final`; existing shards are kept.
+    Each written shard appends `READY shard-NN <bytes> <docs> <language>=<MB>,...` to READY.txt in `out`."""
     out.mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
     size, k, n_docs = 0, 0, 0
 
-    def flush() -> None:
+    def runs_of(batch: list[str]) -> list[list[str]]:
+        runs: list[list[str]] = []
+        last = None
+        for line in batch:
+            src = json.loads(line)["src"]
+            if src != last or len(runs[-1]) >= run:
+                runs.append([])
+            runs[-1].append(line)
+            last = src
+        return runs
+
+    def flush(batch: list[str]) -> list[str]:
+        """Write shard k from `batch`; returns the documents that did not fit `max_bytes`."""
         path = out / f"shard-{k:02d}.jsonl.bz2"
-        if not path.exists():
-            tmp = path.with_suffix(".tmp")
-            with bz2.open(tmp, "wt", compresslevel=9) as f:
-                f.writelines(lines)
-            tmp.rename(path)
-            print(json.dumps({"shard": path.name, "docs": len(lines), "first_doc": n_docs - len(lines),
-                              "text_MB": round(size / 1e6, 1), "packed_MB": round(path.stat().st_size / 1e6, 2)}),
-                  flush=True)
+        runs = runs_of(batch)
+        random.Random(seed * 1000 + k).shuffle(runs)
+        if path.exists():  # already written: recover which documents it took, so later shards stay the same
+            with bz2.open(path, "rt") as f:
+                taken = sum(1 for _ in f)
+            kept = [line for r in runs for line in r]
+            return kept[taken:]
+        comp = bz2.BZ2Compressor(9)
+        tmp = path.with_suffix(".tmp")
+        written, taken, langs = 0, 0, {}
+        with open(tmp, "wb") as f:
+            for i, r in enumerate(runs):
+                chunk = "".join(r).encode()
+                if taken and written + len(chunk) // 4 + 1_200_000 > max_bytes:  # a pending 900 kB block: <1.2 MB
+                    left = [line for rr in runs[i:] for line in rr]
+                    break
+                data = comp.compress(chunk)
+                f.write(data)
+                written += len(data)
+                taken += len(r)
+                for line in r:
+                    lang = json.loads(line)["lang"]
+                    langs[lang] = langs.get(lang, 0) + len(line)
+            else:
+                left = []
+            f.write(comp.flush())
+        tmp.rename(path)
+        packed = path.stat().st_size
+        assert packed <= max_bytes, (path, packed)
+        mb = ",".join(f"{lang}={v / 1e6:.1f}" for lang, v in sorted(langs.items(), key=lambda kv: -kv[1]))
+        with open(out / "READY.txt", "a") as ready:
+            ready.write(f"READY {path.stem.split('.')[0]} {packed} {taken} {mb}\n")
+        print(json.dumps({"shard": path.name, "docs": taken, "text_MB": round(sum(langs.values()) / 1e6, 1),
+                          "packed_MB": round(packed / 1e6, 2), "left_over": len(left), "MB_by_language": mb}),
+              flush=True)
+        return left
 
     with open(docs_path) as lines_in:
         for line in lines_in:
@@ -112,10 +158,11 @@ def pack(docs_path: Path, shard_mb: float, out: Path, final: bool, limit_docs: i
             size += len(line)
             n_docs += 1
             if size >= shard_mb * 1e6:
-                flush()
-                lines, size, k = [], 0, k + 1
-    if final and lines:
-        flush()
+                lines = flush(lines)
+                size, k = sum(map(len, lines)), k + 1
+    while final and lines:  # the last documents, in as many shards as the compressed limit needs
+        lines = flush(lines)
+        k += 1
 
 
 def encode(tok_dir: Path, shard: Path, out: Path) -> None:
@@ -154,6 +201,8 @@ def main() -> None:
     ap.add_argument("--shard-mb", type=float, default=215, help="pack: MB of JSONL text per shard")
     ap.add_argument("--final", action="store_true", help="pack: also write the last, partial shard")
     ap.add_argument("--limit-docs", type=int, default=0, help="pack: only the first N documents (0 = all)")
+    ap.add_argument("--run", type=int, default=8, help="pack: most consecutive documents of one source kept together")
+    ap.add_argument("--max-bytes", type=int, default=31_000_000, help="pack: most bytes of a compressed shard")
     ap.add_argument("--shard-dir", default=str(DATA / "shards"), help="pack: where the text shards go")
     ap.add_argument("--shard", help="encode: one text shard (.jsonl.bz2)")
     ap.add_argument("--tokens", help="encode: the folder of token files")
@@ -164,7 +213,8 @@ def main() -> None:
         for v in (4096, 8192, 12288, 16384):
             train(v, args.sample_bytes, Path(args.out) / f"v{v}")
     elif args.cmd == "pack":
-        pack(Path(args.docs), args.shard_mb, Path(args.shard_dir), args.final, args.limit_docs)
+        pack(Path(args.docs), args.shard_mb, Path(args.shard_dir), args.final, args.limit_docs, args.run,
+             args.max_bytes)
     else:
         encode(Path(args.out), Path(args.shard), Path(args.tokens))
     sys.stdout.flush()

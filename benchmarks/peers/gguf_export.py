@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -46,7 +46,7 @@ def load_weights(model_dir: Path) -> dict[str, np.ndarray]:
     config = json.loads((model_dir / "config.json").read_text())
     raw: dict[str, Any] = {}
     for f in sorted(model_dir.glob("*.safetensors")):
-        raw.update(mx.load(str(f)))
+        raw.update(cast(dict[str, Any], mx.load(str(f))))
     q = config.get("quantization") or config.get("quantization_config") or {}
     out: dict[str, np.ndarray] = {}
     for name, w in raw.items():

@@ -136,7 +136,7 @@ def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "compl
             prompts.append(Prompt(b.uri, n, ids, int(req.max_tokens or settings.max_tokens), max(1, req.max_lines),
                                   prompt_hash(ids)))
     finally:
-        crossfile.time = real_time  # type: ignore[assignment]
+        crossfile.time = real_time
         engine.shutdown()
     stop = sorted(int(x) for x in lm.stop_ids)
     return PromptSet(prompts, stop, sorted(lm.newline_ids), sorted(lm.blank_ids), skipped, [str(f) for f in files])
