@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
+from ..lines import ends_answer
+
 
 class Verdict(Enum):
     """What a stop rule says about a branch's next token."""
@@ -29,8 +31,8 @@ def never_stop(_ids: list[int], _token: int) -> Verdict:
 
 @dataclass(frozen=True)
 class LineStop:
-    """Completions' stop rule: a special token ends a branch (and is dropped); so does the `max_lines`-th newline
-    once the branch has shown a non-blank token (a leading newline does not count as a line)."""
+    """Completions' stop rule: a special token ends a branch (and is dropped); so does the token that ends its
+    `max_lines`-th line (laya_lsp/lines.py: the rule post-processing cuts the text by)."""
 
     max_lines: int
     stop_ids: frozenset[int]
@@ -40,10 +42,5 @@ class LineStop:
     def __call__(self, ids: list[int], token: int) -> Verdict:
         if token in self.stop_ids:
             return Verdict.CUT
-        if token not in self.newline_ids:
-            return Verdict.GO
-        lines, content = 0, False  # newlines are rare: count them only when one comes
-        for t in ids:
-            lines += t in self.newline_ids and content
-            content = content or t not in self.blank_ids
-        return Verdict.END if content and lines + 1 >= self.max_lines else Verdict.GO
+        ended = ends_answer(ids, token, self.max_lines, self.newline_ids.__contains__, self.blank_ids.__contains__)
+        return Verdict.END if ended else Verdict.GO

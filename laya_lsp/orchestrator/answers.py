@@ -1,7 +1,8 @@
-"""What a completion request gets back: cleaned suggestions and its record; the one place raw model text is cut.
+"""What a completion request gets back: cleaned suggestions and its record.
 
 `clean` runs the syntax layer's post-processing (cut at block ends, bracket balance, syntax check, rerank) or,
-with post-processing off, cuts the model's text to the plan's line count only.
+with post-processing off, cuts the model's text to the plan's line count only (by laya_lsp/lines.py, the rule
+the engine stops by).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..engine import CompletionResult, RequestStats, Source, Status, Timings
+from ..lines import cut_lines
 from ..syntax import CompletionPlan, SyntaxDocument, SyntaxSettings, postprocess_detailed
 
 
@@ -65,13 +67,11 @@ def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: Comple
 
 
 def raw_lines(result: CompletionResult, plan: CompletionPlan) -> list[Suggestion]:
-    """Model text cut to the plan's line count only (leading blank lines are not counted)."""
+    """Model text cut to the plan's line count only (line breaks before the text do not count)."""
     limit = plan.max_lines if plan.multiline else 1
     suggestions: list[Suggestion] = []
     for cand in result.candidates:
-        lines = cand.text.split("\n")
-        first = next((i for i, line in enumerate(lines) if line.strip()), 0)
-        cut = "\n".join(lines[: first + limit])
+        cut = cut_lines(cand.text, limit)
         if cut.strip() and cut not in {s.text for s in suggestions}:
             suggestions.append(Suggestion(cut, cand.logprob))
     return suggestions

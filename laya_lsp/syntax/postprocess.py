@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..lines import cut_lines, cut_single_line
 from . import lexical, rules
 from .brackets import scan_brackets
 from .context import CursorContext, cursor_context
@@ -65,12 +66,10 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
     applied: list[str] = []
     text = raw.replace("\r\n", "\n")
     # Lines past the plan's limit never survive; a few more are kept so repeats of what follows are recognised.
-    keep = (plan.max_lines if plan.multiline else 1) + 5
-    if text.count("\n", 0, MAX_CANDIDATE_CHARS) >= keep or len(text) > MAX_CANDIDATE_CHARS:
-        text = "\n".join(text[:MAX_CANDIDATE_CHARS].split("\n", keep)[:keep])
+    text = cut_lines(text[:MAX_CANDIDATE_CHARS], (plan.max_lines if plan.multiline else 1) + 5)
     steps: list[tuple[str, Callable[[str], str]]] = []
     if not plan.multiline:
-        steps.append(("single_line", rules.cut_single_line))
+        steps.append(("single_line", cut_single_line))
     steps += [
         ("indent", lambda t: rules.fix_first_line_indent(t, ctx)),
         ("indent_chars", lambda t: rules.normalize_indent_chars(t, ctx)),
@@ -81,7 +80,7 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
         steps += [
             ("repetition", rules.cut_repetition),
             ("block_end", lambda t: rules.cut_at_block_end(t, ctx, spec)),
-            ("max_lines", lambda t: rules.cut_max_lines(t, plan.max_lines)),
+            ("max_lines", lambda t: cut_lines(t, plan.max_lines)),
         ]
     steps += [
         ("repeats_next_lines", lambda t: rules.cut_repeated_next_lines(t, ctx, spec)),

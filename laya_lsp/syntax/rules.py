@@ -27,17 +27,6 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def cut_single_line(text: str) -> str:
-    """Single-line plan: stop at the first newline that follows non-blank text (a leading newline may stay)."""
-    body_start = len(text) - len(text.lstrip("\n"))
-    end = text.find("\n", body_start)
-    if end < 0:
-        return text
-    if body_start and not text[body_start:end].strip():
-        return ""
-    return text[:end]
-
-
 def fix_first_line_indent(text: str, ctx: CursorContext) -> str:
     """Drop indentation the model repeated: the cursor already stands after the line's indentation."""
     if not ctx.prefix_blank or not text or text[0] not in " \t" or ctx.in_brackets:
@@ -193,12 +182,6 @@ def cut_repetition(text: str, min_repeats: int = 3) -> str:
         if count >= min_repeats and any(len(line) > 2 for line in unit):  # a run of `}` lines is no loop
             return "\n".join(text.split("\n")[:end - size * (count - 1)])
     return text
-
-
-def cut_max_lines(text: str, max_lines: int) -> str:
-    """Keep at most `max_lines` lines."""
-    lines = text.split("\n")
-    return text if len(lines) <= max_lines else "\n".join(lines[:max_lines])
 
 
 def remove_suffix_overlap(text: str, ctx: CursorContext, spec: LanguageSpec) -> str:

@@ -1,0 +1,75 @@
+"""Where a completion's lines end (laya_lsp/lines.py): the engine's stop rule and post-processing's cuts are one
+rule, so the engine never stops before the text post-processing keeps, and both count the same lines."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from laya_lsp.engine import Candidate, CompletionResult, Timings
+from laya_lsp.lines import cut_lines, cut_single_line, ends_answer
+from laya_lsp.orchestrator.answers import raw_lines
+from laya_lsp.syntax import SyntaxDocument, SyntaxSettings, plan_completion, postprocess_detailed
+
+# Pieces a tokenizer might make: breaks alone or inside text, blanks, code.
+PIECES = st.sampled_from(["\n", "\n\n", " ", "    ", "\t", "x", "y = 1", ")\n", "\n    ", "  \n", "pass", "\r\n"])
+
+
+def _decode(tokens: list[str], max_lines: int) -> str:
+    """What the engine decodes from `tokens` under the line rule (a token ending the answer is kept)."""
+    out: list[str] = []
+    for token in tokens:
+        out.append(token)
+        if ends_answer(out[:-1], token, max_lines, lambda t: "\n" in t, lambda t: not t.strip()):
+            break
+    return "".join(out)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(PIECES, max_size=14), st.integers(1, 4))
+def test_the_engine_never_stops_before_the_text_cut(tokens: list[str], max_lines: int):
+    full = "".join(tokens)
+    assert cut_lines(_decode(tokens, max_lines), max_lines) == cut_lines(full, max_lines)
+
+
+@pytest.mark.parametrize(("text", "max_lines", "expected"), [
+    ("a\nb\nc", 2, "a\nb"),
+    ("\n\n    a\n    b\n", 1, "\n\n    a"),  # breaks before the text are no lines of it
+    ("  \n\ta\nb", 1, "  \n\ta"),
+    ("a\n\nb", 2, "a\n"),  # a blank line inside the answer is one of its lines
+    ("a", 3, "a"),
+    ("\n \n", 1, "\n \n"),  # no visible text: nothing to cut (the caller drops blanks)
+])
+def test_cut_lines(text: str, max_lines: int, expected: str):
+    assert cut_lines(text, max_lines) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("foo()\nbar()", "foo()"),
+    ("\nfoo()\nbar()", "\nfoo()"),  # a completion may start on the next line
+    ("\n   \nfoo()", ""),  # a line of blanks first: nothing on one line
+    ("   \nfoo()", "   "),
+    ("foo()", "foo()"),
+])
+def test_cut_single_line(text: str, expected: str):
+    assert cut_single_line(text) == expected
+
+
+def test_after_a_block_opener_post_processing_keeps_the_lines_the_engine_decoded():
+    """The answer after `def f(x):` starts with a line break; the engine does not count it as a line, so neither
+    may post-processing (it kept one line fewer than the plan's, throwing away a line the engine paid for)."""
+    text = "def f(x):\n"
+    doc = SyntaxDocument(text, "python", "file:///f.py")
+    offset = len("def f(x):")
+    plan = replace(plan_completion(doc, offset, SyntaxSettings()), max_lines=2)
+    assert plan.multiline
+    tokens = ["\n    ", "y", " = x", "\n    ", "return", " y", "\n    ", "pass"]
+    decoded = _decode(tokens, plan.max_lines)
+    assert decoded == "\n    y = x\n    return y\n    "
+    cleaned = [c.text for c in postprocess_detailed(doc, offset, [decoded], plan).candidates]
+    assert cleaned == ["\n    y = x\n    return y"]
+    raw = raw_lines(CompletionResult([Candidate(decoded, 0.0, len(tokens))], Timings()), plan)
+    assert [s.text for s in raw] == cleaned  # post-processing off cuts at the same place
