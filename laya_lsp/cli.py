@@ -161,12 +161,19 @@ def http(args: argparse.Namespace) -> int:
               "not negative", file=sys.stderr)
         return 2
     settings = _settings(args)
+    # The model loads while FastAPI and uvicorn import; the scheduler holds at least every admitted request (a
+    # full scheduler drops its oldest job).
+    loading = bootstrap.begin(settings, min_queue=args.max_in_flight + 1)
     try:
-        from .http.server import run_http
-    except ImportError as exc:
-        print(f"laya-lsp: the HTTP front needs its extra: pip install 'laya-lsp[http]' ({exc})", file=sys.stderr)
-        return 2
-    return run_http(args, settings)
+        try:
+            from .http.server import run_http
+        except ImportError as exc:
+            print(f"laya-lsp: the HTTP front needs its extra: pip install 'laya-lsp[http]' ({exc})",
+                  file=sys.stderr)
+            return 2
+        return run_http(args, settings, loading)
+    finally:
+        loading.engine.shutdown()
 
 
 if __name__ == "__main__":  # pragma: no cover

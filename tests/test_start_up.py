@@ -1,4 +1,4 @@
-"""Start-up to the first answer (issue 27.8): the model's load is queued before the LSP stack is imported, the
+"""Start-up to the first answer (issue 27.8): the model's load is queued before a front's stack is imported, the
 first completion after `initialize` is answered, options that name another model load that one, and on a
 non-fixed-shape engine warm-up and the token trie wait until the first answer (then run when idle).
 
@@ -7,10 +7,12 @@ Checked by what happened (modules imported when the load was queued, the engine'
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 from conftest import DEFAULT_MODEL, SERVER_CMD, TINY_MODEL
+from httphelpers import HttpServer
 from importhook import hook_env
 from lspclient import LspClient, position_at
 
@@ -18,13 +20,13 @@ from laya_lsp.engine import CompletionRequest, Engine, EngineSettings, NameSet, 
 
 URI = "file:///start/first.py"
 TEXT = "def total(values):\n    result = 0\n    for v in values:\n        result += v\n    return "
-# Prints, when the engine's model load is queued, which of the LSP stack's packages are imported already.
+# Prints, when the engine's model load is queued, which of the fronts' stacks are imported already.
 PROBE = r'''
 import sys
 
 
 def _probe():
-    stack = sorted(m for m in ("pygls", "lsprotocol") if m in sys.modules)
+    stack = sorted(m for m in ("pygls", "lsprotocol", "fastapi", "uvicorn") if m in sys.modules)
     print(f"LAYA-PROBE load queued with {stack} imported", file=sys.stderr, flush=True)
 
 
@@ -45,6 +47,17 @@ async def test_the_model_load_is_queued_before_pygls_and_lsprotocol_are_imported
         await c.close()
     probes = [line for line in c.stderr.splitlines() if line.startswith("LAYA-PROBE")]
     assert probes == ["LAYA-PROBE load queued with [] imported"], c.stderr[-2000:]
+
+
+def test_the_http_front_queues_the_model_load_before_fastapi_and_uvicorn_are_imported(tmp_path: Path):
+    server = HttpServer(env={**os.environ, **hook_env(tmp_path, PROBE)})  # returns once it serves the model
+    try:
+        with server.client() as c:
+            assert c.post("/v1/complete", json={"text": TEXT}).json()["status"] == "ok"
+    finally:
+        server.close()
+    probes = [line.strip() for line in server.stderr if line.startswith("LAYA-PROBE")]
+    assert probes == ["LAYA-PROBE load queued with [] imported"], "".join(server.stderr)[-2000:]
 
 
 async def test_initialization_options_naming_another_model_load_that_model():

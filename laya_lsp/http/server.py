@@ -38,25 +38,20 @@ def _report_load(load: Future) -> None:
         print(f"laya-lsp http: model not loaded: {exc}", file=sys.stderr, flush=True)
 
 
-def run_http(args: argparse.Namespace, settings: Settings) -> int:
-    """Serve the HTTP API until interrupted; the model loads in the background (requests wait for it)."""
+def run_http(args: argparse.Namespace, settings: Settings, loading: bootstrap.Loading) -> int:
+    """Serve the HTTP API until interrupted; the model loads in the background (`loading`: bootstrap.begin;
+    requests wait for it)."""
     token = args.token or os.environ.get(TOKEN_ENV) or None
     if token is None and args.allow_remote:
         print(f"laya-lsp http: warning: serving {args.host} without a token (--token or {TOKEN_ENV}): anyone who "
               "can reach it can use the model", file=sys.stderr, flush=True)
     options = HttpOptions(max_in_flight=args.max_in_flight, max_queue=args.max_queue,
                           max_body_bytes=args.max_body_bytes, max_sessions=args.max_sessions, token=token)
-    # Never hand the scheduler more than it holds: a full scheduler drops its oldest job.
-    loading = bootstrap.begin(settings, min_queue=options.max_in_flight + 1)
     loading.done.add_done_callback(_report_load)
     orchestrator = bootstrap.wire(lambda: settings, loading)
-    engine = orchestrator.engine
     app = create_app(orchestrator, settings, options)
     # log_config=None: uvicorn logs through our stderr logging (access lines at INFO, so --log-level INFO).
     server = _Server(uvicorn.Config(app, host=args.host, port=args.port, log_config=None, lifespan="off",
                                     timeout_graceful_shutdown=3, server_header=False))
-    try:
-        server.run()
-    finally:
-        engine.shutdown()
+    server.run()
     return 0 if server.started else 1
