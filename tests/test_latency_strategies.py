@@ -114,8 +114,9 @@ async def _settle(background: Background) -> None:
         done, pending = await asyncio.wait(background.tasks, timeout=2)
         assert not pending, f"background work left waiting: {pending}"
         for task in done:
-            if not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
+            failure = None if task.cancelled() else task.exception()
+            if failure is not None:
+                raise failure
     raise AssertionError("background work keeps starting more")
 
 

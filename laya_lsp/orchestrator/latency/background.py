@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, Protocol
 
 from ...engine import CompletionRequest, CompletionResult, Engine, Job, Source
 from ...syntax import CompletionPlan, SyntaxDocument
@@ -12,8 +12,15 @@ from ..answers import Completion
 from ..records import Records
 from ..waiting import Caller, wait_job
 
-# (doc_id, document, offset, kind, plan, version, debounce, background, source, candidates) -> request
-RequestFor = Callable[..., CompletionRequest]
+
+class RequestFor(Protocol):
+    """`CompletionFlow.request_for`: the engine request for a completion at `offset` under `plan`."""
+
+    def __call__(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, plan: CompletionPlan,
+                 version: int | None, debounce: bool, background: bool = False, source: str = "model",
+                 candidates: int | None = None, lines: int | None = None) -> CompletionRequest: ...
+
+
 Clean = Callable[[SyntaxDocument, int, CompletionPlan, CompletionResult], Completion]
 
 
