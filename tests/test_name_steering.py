@@ -183,3 +183,22 @@ def test_a_set_holding_every_name_written_changes_no_text(engine: Engine) -> Non
     steered = _complete(engine, "file:///e.py", lambda: NameSteer(NameSet(written | {"zz"})))
     # the same texts; their order may change (a step's probabilities are renormalised over what the mask keeps)
     assert sorted(t for t, _ in steered) == sorted(t for t, _ in plain)
+
+
+def test_the_token_trie_built_in_pieces_equals_the_one_built_at_once():
+    texts = [f"{' ' * (i % 3)}{chr(97 + i % 26)}{i}" if i % 7 else "" for i in range(2 * TokenTrie.PIECE + 5)]
+    texts += ["\n", "(", " =", "_x"]
+    whole = TokenTrie(texts, len(texts))
+    building = TokenTrie.in_pieces(texts, len(texts))
+    pieces = 0
+    try:
+        while True:
+            next(building)
+            pieces += 1
+    except StopIteration as built:
+        pieced = built.value
+    assert pieces == 3  # a request waits for one piece at most
+    assert (pieced.free_before == whole.free_before).all() and (pieced.free_after == whole.free_after).all()
+    assert sorted(pieced.subtree(pieced.root)) == sorted(whole.subtree(whole.root))
+    names = name_trie(frozenset({"a1", "b27", "_x"}))
+    assert (pieced.allowed(names, True) == whole.allowed(names, True)).all()

@@ -119,12 +119,8 @@ class Engine:
             pieces = warm_pieces(lm, plan)
             self.scheduler.when_idle(lambda: self.lm is lm and next(pieces, None) is not None)
 
-        def build_trie() -> bool:
-            if self.lm is lm:
-                lm.token_trie  # noqa: B018 - the first access builds it (a cached property)
-            return False
-
-        self.scheduler.when_idle(build_trie)
+        trie = lm.token_trie_pieces()
+        self.scheduler.when_idle(lambda: self.lm is lm and next(trie, None) is not None)
 
     def shutdown(self) -> None:
         """Stop the worker (cancelling running work) and wait for it, so MLX is idle at exit."""

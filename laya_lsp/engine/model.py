@@ -13,7 +13,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
@@ -58,15 +57,37 @@ class LoadedModel:
     token_texts: list[str] = field(default_factory=list, repr=False)
     timings: dict[str, float] = field(default_factory=dict)
     healing: HealMasks = field(default_factory=lambda: HealMasks([]), repr=False)
+    _token_trie: TokenTrie | None = field(default=None, repr=False)
 
-    @cached_property
+    @property
     def token_trie(self) -> TokenTrie:
-        """The vocabulary as a token trie for name steering (engine/names.py), built once, on the worker: when
-        it is idle after the first answer (Engine), or by the first request that steers if that comes first."""
-        t0 = time.perf_counter()
-        trie = TokenTrie(self.token_texts, len(self.token_texts))
-        self.timings["token_trie_ms"] = (time.perf_counter() - t0) * 1000
-        return trie
+        """The vocabulary as a token trie for name steering (engine/names.py), built once, on the worker: piece
+        by piece when it is idle after the first answer (`token_trie_pieces`, Engine), or all at once by the
+        first request that steers before that is done."""
+        if self._token_trie is None:
+            for _piece in self.token_trie_pieces():
+                pass
+        assert self._token_trie is not None
+        return self._token_trie
+
+    @property
+    def token_trie_built(self) -> bool:
+        return self._token_trie is not None
+
+    def token_trie_pieces(self) -> Iterator[str]:
+        """Build the token trie a piece at a time (TokenTrie.in_pieces), yielding after each (its name); nothing
+        once it is built. `timings["token_trie_ms"]` adds up the pieces' time."""
+        building = TokenTrie.in_pieces(self.token_texts, len(self.token_texts))
+        spent = 0.0
+        while self._token_trie is None:
+            t0 = time.perf_counter()
+            try:
+                next(building)
+            except StopIteration as built:
+                self._token_trie = built.value
+            spent += (time.perf_counter() - t0) * 1000
+            self.timings["token_trie_ms"] = spent
+            yield "token trie"
 
     def heal_first_logits(self, logits: mx.array, heal: str) -> mx.array:
         """Logits masked so the first token starts with `heal` (or is a piece of it)."""
