@@ -155,10 +155,12 @@ def reload(orchestrator: Orchestrator, settings: Settings) -> Loading:
 
 
 def start(settings: Settings) -> Orchestrator:
-    """`begin` and `wire` with the model loaded, for one-shot commands and tools; raises ModelLoadError."""
+    """`begin` and `wire` with the model loaded and warmed up, for one-shot commands and tools (which time
+    requests from the first one on); raises ModelLoadError."""
     loading = begin(settings)
     try:
         loading.done.result()
+        loading.engine.finish_warm_up()
     except BaseException:
         loading.engine.shutdown()
         raise

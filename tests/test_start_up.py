@@ -78,7 +78,7 @@ async def test_initialization_options_naming_another_model_load_that_model():
 def test_warm_up_and_the_token_trie_wait_for_the_first_answer_then_run_when_idle():
     engine = Engine(EngineSettings(fixed_shapes=False))
     try:
-        engine.load(str(TINY_MODEL))
+        engine.start_load(str(TINY_MODEL)).result(60)  # as the servers load (bootstrap.begin)
         lm = engine.lm
         assert lm is not None
         engine.scheduler.call(lambda: None).result(10)  # the worker has looked for work since the load
@@ -102,7 +102,7 @@ def test_warm_up_and_the_token_trie_wait_for_the_first_answer_then_run_when_idle
 def test_a_steered_request_builds_the_token_trie_itself_when_idle_work_has_not():
     engine = Engine(EngineSettings(fixed_shapes=False))
     try:
-        engine.load(str(TINY_MODEL))
+        engine.start_load(str(TINY_MODEL)).result(60)
         lm = engine.lm
         assert lm is not None and not lm.token_trie_built
         steer = NameSteer(first=NameSet(frozenset({"result", "values"})))
@@ -110,5 +110,15 @@ def test_a_steered_request_builds_the_token_trie_itself_when_idle_work_has_not()
         result = engine.complete(req).future.result(60)
         assert result.extra.get("steered") is True, result.extra
         assert lm.token_trie_built
+    finally:
+        engine.shutdown()
+
+
+def test_a_blocking_load_for_tools_warms_up_before_it_returns():
+    engine = Engine(EngineSettings(fixed_shapes=False))
+    try:
+        engine.load(str(TINY_MODEL))  # (bootstrap.start too): tools time requests from the first one on
+        lm = engine.lm
+        assert lm is not None and lm.timings["warmup_ms"] > 0 and lm.token_trie_built
     finally:
         engine.shutdown()

@@ -57,8 +57,10 @@ class Engine:
 
     # -- model lifecycle ---------------------------------------------------------------------------------
     def load(self, spec: str | None, allow_download: bool = False, progress: Progress | None = None) -> ModelInfo:
-        """Load (or reload) a model on the worker and warm it up. Raises ModelLoadError; the old model stays."""
+        """Load (or reload) a model on the worker and warm it up, waiting for both (`finish_warm_up`). Raises
+        ModelLoadError; the old model stays."""
         self.start_load(spec, allow_download, progress).result()
+        self.finish_warm_up()
         info = self.model_info()
         assert info is not None
         return info
@@ -66,7 +68,8 @@ class Engine:
     def start_load(self, spec: str | None, allow_download: bool = False,
                    progress: Progress | None = None) -> Future[LoadedModel]:
         """Queue a load on the worker now, without waiting: every job submitted after this call runs after the
-        load (control calls go first), so it sees the new model or the load error, never no model at all."""
+        load (control calls go first), so it sees the new model or the load error, never no model at all. On
+        the CPU, warm-up is left for when the worker is idle after the first answer (`_warm_model`)."""
 
         def do_load() -> LoadedModel:
             try:
@@ -86,6 +89,11 @@ class Engine:
             return lm
 
         return self.scheduler.call(do_load)
+
+    def finish_warm_up(self) -> None:
+        """Run the warm-up (and token trie) left for idle moments now, and wait for it: for tools that time
+        requests from the first one on (a server leaves it for when it is idle, `_warm_model`)."""
+        self.scheduler.call(self.scheduler.run_idle_work).result()
 
     def apply_settings(self, settings: EngineSettings) -> None:
         self.settings = settings

@@ -158,6 +158,14 @@ class Scheduler:
             self._idle.append(piece)
             self._cond.notify()
 
+    def run_idle_work(self) -> None:
+        """Run all the idle work left, now (on the worker: from a control call)."""
+        while True:
+            with self._cond:
+                if not self._idle:
+                    return
+            self._idle_piece()
+
     def drop_idle(self) -> None:
         """Forget the idle work not done yet (it was for a model that is being replaced)."""
         with self._cond:
