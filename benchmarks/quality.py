@@ -7,7 +7,8 @@ is scored by exact match and edit similarity against the true middle. Sets: Huma
 multi-line infilling (even problem ids, ../shared/evals), the held-out real-code line set
 (benchmarks/data/heldout.jsonl: windows of at most 3,000 + 1,500 characters cut out of files kept out of the
 training corpus) and real-code lines of whole files (`file-lines`, examples/ by default: Python, JavaScript,
-Go), with the cursor after a line's indentation, after its `return ` and after its first `.`. Trivial
+Go; `files-<language>`, one set a language, from benchmarks/data/heldout-files/<language>/: files of packages kept
+out of the training corpus), with the cursor after a line's indentation, after its `return ` and after its first `.`. Trivial
 baselines (empty answer, copy of the previous line) give the numbers a floor.
 
 Each set runs once with post-processing and once without (same model, greedy, so the same raw answers), and
@@ -51,6 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EVALS = ROOT.parent / "shared" / "evals"
 HELDOUT = ROOT / "benchmarks" / "data" / "heldout.jsonl"
 DEEP = ROOT / "benchmarks" / "data" / "deep-lines.jsonl"
+HELDOUT_FILES = ROOT / "benchmarks" / "data" / "heldout-files"  # <language>/: files of packages kept out of training
 FILES = [str(ROOT / "examples" / "*")]
 MULTI_LINE_SETS = frozenset({"humaneval-multi"})
 STATS_EVERY = 100  # tasks between reads of the server's request records (it keeps the last 256)
@@ -124,6 +126,8 @@ def load_tasks(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
         sets["heldout-lines"] = rows[: args.limit_heldout]
         sets["heldout-names"] = quality_names.name_tasks(rows)[: args.limit_heldout]
     sets["file-lines"] = file_line_tasks(args.files, args.limit_files)
+    for folder in sorted(p for p in HELDOUT_FILES.iterdir() if p.is_dir()) if HELDOUT_FILES.exists() else []:
+        sets[f"files-{folder.name}"] = file_line_tasks([str(folder / "*")], args.limit_files)  # one set a language
     if DEEP.exists():  # whole held-out files, the cursor deep in them (benchmarks/deep_lines.py)
         sets.update(deep_lines.load_sets(args.limit_heldout))
     return sets
