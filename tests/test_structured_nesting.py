@@ -1,4 +1,4 @@
-"""`laya/structured` never nests past MAX_DEPTH: the embedded model left free after `[` opens a bracket per token,
+"""`laya/structured` never nests past MAX_DEPTH: the embedded model left free after `[[` opens a bracket per token,
 and without the limit its 1,200-token answer was nested beyond what Python's JSON parser reads (an internal error
 over stdio, a 500 over HTTP)."""
 
@@ -34,11 +34,12 @@ async def client(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
-@pytest.mark.parametrize("schema", [{}, {"type": "array"}])
 @pytest.mark.asyncio(loop_scope="module")
-async def test_a_free_value_stops_nesting_at_the_limit_and_parses(client: LanguageClient, schema: dict):
+async def test_a_free_value_stops_nesting_at_the_limit_and_parses(client: LanguageClient):
+    """After `[[` the embedded model (run 4) opens one more bracket per token: the answer reaches the limit, where
+    only the limit can have stopped it, and still parses."""
     r = as_dict(await client.protocol.send_request_async(
-        "laya/structured", {"prompt": "[", "schema": schema, "maxTokens": 1200}))
+        "laya/structured", {"prompt": "[[", "schema": {}, "maxTokens": 1200}))
     value = json.loads(r["text"])
     assert value == r["value"] and isinstance(value, list)
-    assert deepest(r["text"]) <= MAX_DEPTH
+    assert deepest(r["text"]) == MAX_DEPTH, "the model no longer nests here: pick a prompt that does"
