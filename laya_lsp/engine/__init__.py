@@ -10,6 +10,8 @@ defer_mlx_lm_init()  # before the first mlx_lm import below: serving never needs
 
 from .decode import Cancelled, CancelToken
 from .engine import Engine
+from .fim import FimFormat, format_named, format_names, text_prompt
+from .healing import trailing_blanks
 from .model import DEFAULT_MODEL_DIR, ModelLoadError, Progress, hub_snapshot, model_name, resolve_model
 from .names import NameSet, NameSteer
 from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
@@ -28,6 +30,7 @@ __all__ = [
     "CompletionResult",
     "Engine",
     "EngineSettings",
+    "FimFormat",
     "Job",
     "JobFailed",
     "Kind",
@@ -46,8 +49,12 @@ __all__ = [
     "Timings",
     "WorkFailed",
     "WorkResult",
+    "format_named",
+    "format_names",
     "hub_snapshot",
     "model_name",
     "quantization_label",
     "resolve_model",
+    "text_prompt",
+    "trailing_blanks",
 ]
