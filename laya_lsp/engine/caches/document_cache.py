@@ -8,7 +8,7 @@ from typing import Any
 
 from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
 
-from .context import ContextWindow
+from .context_window import ContextWindow
 
 
 def common_prefix_len(a: list[int], b: list[int]) -> int:

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 import mlx.core as mx
 from mlx_lm.models.cache import KVCache, make_prompt_cache
 
+from ..caches.document_cache import DocumentCache
+from ..loading.model import LoadedModel
 from .adapter import decode_model
-from .cache import DocumentCache
 from .decode import CancelToken, DecodeSettings, LogitsProcessor, decode_branches, prefill_chunked
 from .logprobs import log_softmax
-from .model import LoadedModel
 from .stop import Verdict
 
 # Options per forward pass; larger sets are scored in several passes of this size (rows of one step, or one KV
