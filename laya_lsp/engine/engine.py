@@ -173,8 +173,15 @@ class Engine:
         return self.scheduler.call(lambda: self._prompt(req)).result()
 
     def measure_caches(self) -> Future:
-        """Cache bytes per document, read on the worker (after any running job): a future of {doc_id: bytes}."""
-        return self.scheduler.call(lambda: self.caches.bytes_by_doc() if self.caches else {})
+        """Cache sizes, read on the worker (after any running job): a future of {"documents": {doc_id: bytes},
+        "contexts": {"prompts": n, "bytes": b}} (the prompts kept without a document, cache.ContextCache)."""
+
+        def sizes() -> dict[str, Any]:
+            c = self.caches
+            return {"documents": c.bytes_by_doc() if c else {},
+                    "contexts": {"prompts": len(c.contexts) if c else 0, "bytes": c.contexts.nbytes if c else 0}}
+
+        return self.scheduler.call(sizes)
 
     def queue_state(self) -> dict[str, Any]:
         """The scheduler's queue as `laya/stats` reports it; `runningTokens`: the prompt tokens the running job's

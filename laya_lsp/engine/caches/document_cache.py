@@ -1,4 +1,6 @@
-"""One mlx-lm prompt cache per document: longest-common-prefix reuse, exact trimming, LRU by bytes."""
+"""One mlx-lm prompt cache per document: longest-common-prefix reuse, exact trimming, LRU by bytes; and the KV
+states of prompts asked without a document (decisions' contexts, structured prompts) in mlx-lm's own
+`LRUPromptCache`, under the same byte budget."""
 
 from __future__ import annotations
 
@@ -6,7 +8,14 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
+import mlx.core as mx
+from mlx_lm.models.cache import (
+    KVCache,
+    LRUPromptCache,
+    can_trim_prompt_cache,
+    make_prompt_cache,
+    trim_prompt_cache,
+)
 
 from .context_window import ContextWindow
 
@@ -55,8 +64,59 @@ class DocumentCache:
         self.ids.clear()
 
 
+# Prompts asked without a document whose KV state is kept: an app asks a few contexts over and over (a window
+# manager's, a todo list's), and each kept one costs its KV bytes.
+CONTEXTS = 16
+_MODEL_KEY = "model"  # LRUPromptCache keys entries by model too; a store serves one loaded model
+
+
+class ContextCache:
+    """KV states of prompts asked without a document, found by their longest shared prefix: mlx-lm's
+    `LRUPromptCache` (a token trie, LRU by count and bytes; the one data structure mlx_lm.server uses).
+
+    `fetch` hands out a copy (the kept state never changes: the copy is prefilled and scored in), `keep` files a
+    cache that covers its prompt exactly. Only the inference worker touches it."""
+
+    def __init__(self, max_bytes: int, max_size: int = CONTEXTS) -> None:
+        self.lru = LRUPromptCache(max_size=max_size, max_bytes=max_bytes)
+
+    def fetch(self, model: Any, prompt: list[int]) -> DocumentCache:
+        """A cache holding the longest prefix of `prompt` kept (an empty one when none is)."""
+        layers, rest = self.lru.fetch_nearest_cache(_MODEL_KEY, prompt)
+        if layers is None:
+            return DocumentCache(make_prompt_cache(model))
+        return DocumentCache(layers, list(prompt[: len(prompt) - len(rest)]))
+
+    def keep(self, doc: DocumentCache) -> None:
+        """File `doc` under the prompt it covers (prompts it extends are dropped: it holds them too). The caller
+        hands it over: it must not change afterwards."""
+        n = len(doc.ids)
+        if not n or any(getattr(c, "offset", n) != n for c in doc.layers):
+            return
+        for c in doc.layers:  # kept at the prompt's size: columns past it are room for branches, scratch
+            if type(c) is KVCache and c.keys is not None and c.keys.shape[2] > n:
+                c.keys, c.values = mx.contiguous(c.keys[..., :n, :]), mx.contiguous(c.values[..., :n, :])
+                mx.eval(c.keys, c.values)
+        self.lru.insert_cache(_MODEL_KEY, list(doc.ids), doc.layers)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.lru.nbytes)
+
+    def __len__(self) -> int:
+        return len(self.lru)
+
+    def trim_to(self, n_bytes: int) -> None:
+        """Forget least recently used prompts until those kept take at most `n_bytes`."""
+        self.lru.trim_to(n_bytes=n_bytes)
+
+    def clear(self) -> None:
+        self.lru.trim_to(n_sequences=0)
+
+
 class CacheStore:
-    """All documents' caches, evicting least-recently-used ones to stay under a byte budget.
+    """All documents' caches and the kept contexts', evicting least-recently-used ones to stay under one byte
+    budget: contexts give way first (a document's cache serves every keystroke).
 
     Only the inference worker touches it, so it needs no lock.
     """
@@ -65,6 +125,7 @@ class CacheStore:
         self.model = model
         self.budget_bytes = budget_bytes
         self._docs: OrderedDict[str, DocumentCache] = OrderedDict()
+        self.contexts = ContextCache(budget_bytes)
         self.evictions = 0
 
     def get(self, doc_id: str) -> DocumentCache:
@@ -88,15 +149,22 @@ class CacheStore:
 
     def clear(self) -> None:
         self._docs.clear()
+        self.contexts.clear()
+
+    def document_bytes(self) -> int:
+        return sum(c.nbytes for c in self._docs.values())
 
     def total_bytes(self) -> int:
-        return sum(c.nbytes for c in self._docs.values())
+        return self.document_bytes() + self.contexts.nbytes
 
     def bytes_by_doc(self) -> dict[str, int]:
         return {k: c.nbytes for k, c in self._docs.items()}
 
     def enforce_budget(self, keep: str | None = None) -> list[str]:
-        """Evict LRU documents (never `keep`) until the total is under budget; returns evicted ids."""
+        """Forget kept contexts, then evict LRU documents (never `keep`), until the total is under budget;
+        returns evicted document ids."""
+        self.contexts.lru.max_bytes = self.budget_bytes
+        self.contexts.trim_to(max(0, self.budget_bytes - self.document_bytes()))
         evicted = []
         for doc_id in list(self._docs):
             if self.total_bytes() <= self.budget_bytes:

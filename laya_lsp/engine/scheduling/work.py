@@ -3,8 +3,9 @@
 `Engine.submit_work(kind, doc_id, work)` runs `work(model)` on the single inference worker, where `model` is a
 `ModelWork`: the loaded model's tokenizer and prompt layout, and the three model operations decisions need
 (score a closed set of continuations, generate k branches at a cursor, decode under a logits processor). Each
-reuses the document's cache without destroying it (decoding/score.py `borrow`) and adds its cost to the request's
-stats record. The model object, the cache store and the scheduler never leave the engine.
+reuses the document's cache without destroying it (engine/decoding/score.py `borrow`), or, without a document, the KV
+state of the longest prefix of its prompt asked before (engine/caches/document_cache.py `ContextCache`), and adds its cost to
+the request's stats record. The model object, the cache store and the scheduler never leave the engine.
 
 Decision jobs never share a scheduler key with completions: typing in a document supersedes its pending
 completion but not a decision the user asked for. With `latest_wins`, a newer job of the same kind for the same
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import mlx.core as mx
 
 from ..caches.context_window import ContextWindow, suffix_ids
-from ..caches.document_cache import DocumentCache
+from ..caches.document_cache import ContextCache, DocumentCache
 from ..decoding.decode import Cancelled, CancelToken, DecodeSettings, decode_branches, prefill_chunked
 from ..decoding.score import ConstrainedResult, ScoreResult, borrow, constrained_decode, score_options
 from ..decoding.stop import LineStop
@@ -69,9 +70,10 @@ class ModelWork:
     """What work running on the inference worker may do with the model and (optionally) one document's cache."""
 
     def __init__(self, lm: LoadedModel, document: Callable[[], DocumentCache] | None, token: CancelToken,
-                 meter: Meter, prefill_chunk: int, suffix_share: float) -> None:
+                 meter: Meter, prefill_chunk: int, suffix_share: float, contexts: ContextCache | None = None) -> None:
         self._lm = lm
         self._document = document
+        self._contexts = contexts
         self._token = token
         self.meter = meter  # this job's timings so far; work may set what only it knows (e.g. tokens kept)
         self._chunk = prefill_chunk
@@ -133,9 +135,9 @@ class ModelWork:
 
     # -- model operations (each checks the cancel token and adds to the job's timings) ---------------------
     def score(self, prompt: list[int], options: list[list[int]], in_document: bool = True) -> ScoreResult:
-        """Log-likelihood of each option after `prompt`, in one batch (see decoding/score.py)."""
+        """Log-likelihood of each option after `prompt`, in one batch (see engine/decoding/score.py)."""
         doc = self._document() if self._document and in_document else None
-        res = score_options(self._lm, doc, prompt, options, self._token, self._chunk)
+        res = score_options(self._lm, doc, prompt, options, self._token, self._chunk, self._contexts)
         self._count(len(prompt), res.reused_tokens, res.prefill_ms, 0, res.score_ms)
         return res
 
@@ -157,13 +159,14 @@ class ModelWork:
     def constrained(self, prompt: list[int], allowed: Callable[[list[int]], Any], stop: Callable[[int], bool],
                     max_tokens: int) -> ConstrainedResult:
         """Greedy decoding after `prompt` where only the tokens `allowed(tokens so far)` marks (a bool array over
-        the vocabulary, e.g. a grammar's) may come next; `stop(token)` ends it (see decoding/score.py)."""
+        the vocabulary, e.g. a grammar's) may come next; `stop(token)` ends it (see engine/decoding/score.py)."""
 
         def mask(tokens: mx.array, logits: mx.array) -> mx.array:
             so_far: list[int] = tokens.tolist()  # type: ignore[assignment]
             return mx.where(mx.array(allowed(so_far))[None], logits, -mx.inf)
 
-        res = constrained_decode(self._lm, None, prompt, mask, stop, max_tokens, self._token, self._chunk)
+        res = constrained_decode(self._lm, None, prompt, mask, stop, max_tokens, self._token, self._chunk,
+                                 self._contexts)
         self._count(len(prompt), res.reused_tokens, res.prefill_ms, len(res.ids), res.decode_ms)
         return res
 
@@ -184,11 +187,11 @@ def work_job(engine: Engine, kind: str, doc_id: str | None, work: Callable[[Mode
         if lm is None or caches is None:
             raise ModelUnavailable(engine.load_error or "no model loaded")
         document = (lambda: caches.get(doc_id)) if doc_id else None
-        model = ModelWork(lm, document, job.token, st, engine.settings.prefill_chunk, engine.settings.suffix_share)
+        model = ModelWork(lm, document, job.token, st, engine.settings.prefill_chunk, engine.settings.suffix_share,
+                          caches.contexts)
         try:
             value = work(model)
-            if doc_id:
-                caches.enforce_budget(keep=doc_id)
+            caches.enforce_budget(keep=doc_id)
         except Cancelled:
             raise  # answered by `dropped`
         except Exception as exc:
