@@ -81,7 +81,7 @@ class Bench:
         """A document whose cache holds `ctx` prompt tokens, and the logits after them."""
         from mlx_lm.models.cache import make_prompt_cache
 
-        from laya_lsp.engine.caches.document_cache import DocumentCache
+        from laya_lsp.engine.caches.prompt_caches import DocumentCache
         from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
 
         doc = DocumentCache(make_prompt_cache(self.model))

@@ -186,7 +186,7 @@ def decode_breakdown(model_dir: str, contexts: tuple[int, ...] = (64, 1024), rep
     import mlx.core as mx
     from mlx_lm.models.cache import make_prompt_cache
 
-    from laya_lsp.engine.caches.document_cache import DocumentCache
+    from laya_lsp.engine.caches.prompt_caches import DocumentCache
     from laya_lsp.engine.decoding.adapter import StepModel, decode_model
     from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
     from laya_lsp.engine.decoding.step import BLOCK

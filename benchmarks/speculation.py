@@ -35,7 +35,7 @@ def verify_cost(model_dir: str, repeats: int, log: Any = print) -> dict[str, Any
     import mlx.core as mx
     from mlx_lm.models.cache import make_prompt_cache
 
-    from laya_lsp.engine.caches.document_cache import DocumentCache
+    from laya_lsp.engine.caches.prompt_caches import DocumentCache
     from laya_lsp.engine.decoding.adapter import BranchStep, decode_model
     from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
     from laya_lsp.engine.loading.model import load_model

@@ -70,7 +70,7 @@ def split_worker(model_dir: str, keep: str = "") -> dict[str, Any]:
 
     from benchmarks.shapes import _laya_step_ms
     from laya_lsp.engine.caches.context_window import ContextWindow
-    from laya_lsp.engine.caches.document_cache import DocumentCache
+    from laya_lsp.engine.caches.prompt_caches import DocumentCache
     from laya_lsp.engine.decoding.adapter import decode_model
     from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
     from laya_lsp.engine.decoding.score import score_options
@@ -232,7 +232,7 @@ def brought_worker(model_dir: str, keep: str = "") -> dict[str, Any]:
     from mlx_lm.models.cache import make_prompt_cache
 
     from benchmarks.shapes import _laya_step_ms
-    from laya_lsp.engine.caches.document_cache import DocumentCache
+    from laya_lsp.engine.caches.prompt_caches import DocumentCache
     from laya_lsp.engine.decoding.adapter import decode_model
     from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
     from laya_lsp.engine.loading.model import WarmPlan, load_model, warm_up

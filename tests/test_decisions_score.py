@@ -1,6 +1,7 @@
-"""engine/decoding/score.py on its own: batched option scores equal one-at-a-time full forward passes; the document
-cache is reused and left covering the prompt only; constrained decoding obeys its processor; prompts asked
-without a document are kept (cache.ContextCache: bounded, reused by prefix, scoring as a cold cache does)."""
+"""engine/decoding/score.py on its own: batched option scores equal one-at-a-time full forward passes; the
+document cache is reused and left covering the prompt only; constrained decoding obeys its processor; prompts
+asked without a document are kept (prompt_caches.ContextCache: bounded, reused by prefix, scoring as a cold
+cache does)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from conftest import TINY_MODEL
 from mlx_lm.models.cache import make_prompt_cache
 
-from laya_lsp.engine.caches.document_cache import CacheStore, ContextCache, DocumentCache
+from laya_lsp.engine.caches.prompt_caches import CacheStore, ContextCache, DocumentCache
 from laya_lsp.engine.decoding.score import constrained_decode, score_options
 from laya_lsp.engine.loading.model import load_model
 

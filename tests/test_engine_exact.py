@@ -14,7 +14,7 @@ from conftest import TINY_MODEL
 from mlx_lm.models.cache import make_prompt_cache
 
 from laya_lsp.engine import CompletionRequest, Engine, EngineSettings
-from laya_lsp.engine.caches.document_cache import DocumentCache
+from laya_lsp.engine.caches.prompt_caches import DocumentCache
 from laya_lsp.engine.decoding.adapter import DecodeModel, PlainModel, StepModel, decode_model
 from laya_lsp.engine.decoding.decode import (
     Branch,

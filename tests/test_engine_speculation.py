@@ -23,7 +23,7 @@ from mlx_lm.models.cache import make_prompt_cache
 from test_engine_exact import _edit, _stop, _vocab, reference
 
 from laya_lsp.engine import CompletionRequest, Engine, EngineSettings, NameSet, NameSteer
-from laya_lsp.engine.caches.document_cache import DocumentCache
+from laya_lsp.engine.caches.prompt_caches import DocumentCache
 from laya_lsp.engine.decoding.adapter import decode_model
 from laya_lsp.engine.decoding.decode import CancelToken, DecodeSettings, Draft, complete_steps, run_alone
 from laya_lsp.engine.decoding.draft import DraftPolicy, PromptLookup, find_after

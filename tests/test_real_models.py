@@ -18,7 +18,7 @@ from mlx import nn
 from mlx_lm.models.cache import make_prompt_cache
 
 from benchmarks.checkpoints import GROUP_SIZES, checkpoint, hf_cache
-from laya_lsp.engine.caches.document_cache import DocumentCache
+from laya_lsp.engine.caches.prompt_caches import DocumentCache
 from laya_lsp.engine.decoding.decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
 from laya_lsp.engine.loading.model import load_model
 from laya_lsp.engine.loading.weights import dequantize, load_weights

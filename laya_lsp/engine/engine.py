@@ -14,7 +14,7 @@ import mlx.core as mx
 
 from ..device import device_defaults, mlx_device_kind
 from .caches.context_window import suffix_ids
-from .caches.document_cache import CacheStore
+from .caches.prompt_caches import CacheStore
 from .decoding.adapter import DecodeModel, Work, decode_model
 from .decoding.decode import (
     Branch,

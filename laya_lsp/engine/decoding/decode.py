@@ -24,7 +24,7 @@ from typing import Any, Protocol, TypeVar
 
 import mlx.core as mx
 
-from ..caches.document_cache import DocumentCache
+from ..caches.prompt_caches import DocumentCache
 from .adapter import BranchStep, DecodeModel, Extend, Work, decode_model
 from .logprobs import log_softmax
 from .stop import StopRule, Verdict, never_stop

@@ -20,7 +20,7 @@ import mlx.core as mx
 from mlx import nn
 
 from ...device import device_defaults, mlx_device_kind
-from ..caches.document_cache import DocumentCache
+from ..caches.prompt_caches import DocumentCache
 from ..decoding.healing import HealMasks
 from ..decoding.names import TokenTrie
 from .fim import FimFormat, PromptBuilder, detect_fim
