@@ -20,7 +20,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .decisions.decide import CALIBRATION_FILE, DecideRequest, Option, build_prompt, softmax, weights_fingerprint
+from .decisions.decide import (
+    CALIBRATION_FILE,
+    DecideRequest,
+    Option,
+    build_prompt,
+    softmax,
+    weights_fingerprint,
+)
 
 if TYPE_CHECKING:
     from .engine import ModelInfo, ModelWork
