@@ -32,7 +32,7 @@ from .requests import Candidate, CompletionRequest, CompletionResult, EngineSett
 from .scheduler import Job, Scheduler
 from .stats import ENDED, Meter, Status
 from .stop import LineStop, Verdict
-from .tokenizer import whole_characters
+from .tokenizer import token_ends, whole_characters
 from .work import ModelWork, work_job
 
 log = logging.getLogger(__name__)
@@ -366,13 +366,12 @@ class Engine:
             if b.logprob == -math.inf:  # started on a token name steering ruled out (fewer names than branches)
                 continue
             text = whole_characters(self.lm.decode(b.ids), document)
-            if heal:
-                n = 0
-                while n < len(heal) and n < len(text) and text[n] == heal[n]:
-                    n += 1
-                text = text[n:]
-            if not text.strip() or text in seen:
+            n = 0
+            while n < len(heal) and n < len(text) and text[n] == heal[n]:
+                n += 1
+            if not text[n:].strip() or text[n:] in seen:
                 continue
-            seen.add(text)
-            out.append(Candidate(text, b.logprob, len(b.ids)))
+            seen.add(text[n:])
+            ends = token_ends(b.ids, text, self.lm.token_texts, self.lm.decode)
+            out.append(Candidate(text, b.logprob, len(b.ids), list(b.logprobs[: len(ends)]), ends).trimmed(n))
         return out
