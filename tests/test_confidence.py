@@ -8,7 +8,7 @@ import math
 
 from laya_lsp.config import Settings
 from laya_lsp.engine import Candidate
-from laya_lsp.engine.tokenizer import token_ends
+from laya_lsp.engine.loading.tokenizer import token_ends
 from laya_lsp.orchestrator.answers import UNBOOKED, Completion, Suggestion
 from laya_lsp.orchestrator.confidence import Calibration, cut, load_calibration, token_confidence, trace
 from laya_lsp.orchestrator.latency.base import typed_along
