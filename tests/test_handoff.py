@@ -223,3 +223,18 @@ async def test_a_failing_engine_leaves_completions_working(client: LanguageClien
     again, second = await inline(client, uri, DOC)
     assert second["source"] in ("model", "typed-through") and second["status"] == "ok", second
     assert again == local and local, (local, again)
+
+
+async def test_unsure_answers_are_handed_off(client: LanguageClient, stand_in: StandIn):
+    """With `completions: "unsure"`, an answer the confidence cut shortens or withholds is handed off."""
+    stand_in.reset("answer")
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {
+        "minConfidence": 0.999, "fallback": {"url": stand_in.url, "completions": "unsure", "deadlineMs": 600000}}}))
+    uri = "file:///unsure.py"
+    open_doc(client, uri, DOC)
+    before = await last_id(client)
+    await inline(client, uri, DOC)
+    assert (await handoff_record(client, before))["status"] == "ok"
+    texts, record = await inline(client, uri, DOC)
+    assert record["source"] == "handoff" and texts == [MARKER], (record, texts)
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {"minConfidence": 0.0}}))

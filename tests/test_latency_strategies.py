@@ -399,3 +399,16 @@ async def test_closing_a_document_cancels_its_hand_off():
         assert task.cancelled()
     finally:
         silent.close()
+
+
+async def test_a_sure_answer_is_not_handed_off():
+    engine = FakeEngine(_complete_replies)
+    records = Records(StatsBook())
+    url = "http://127.0.0.1:9"  # never reached: nothing is asked
+    settings = _settings(fallback=FallbackSettings(url=url, completions="unsure"), min_confidence=0.0)
+    flow = CompletionFlow(engine, settings, ModelGate(engine, records), records)  # type: ignore[arg-type]
+    text = "import os\n\n\ndef main():\n    value = "
+    doc = SyntaxDocument(text, "python", "file:///main.py")
+    answer = await flow.complete("main", doc, len(text), "completion")
+    assert answer is not None and answer.suggestions and not answer.unsure
+    assert flow.strategies[0].held() == set()

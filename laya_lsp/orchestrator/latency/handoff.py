@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ...config import FallbackSettings, Settings
+from ...config import Settings
 from ...decisions import fallback
 from ...engine import (
     Candidate,
@@ -31,7 +30,7 @@ from ...engine import (
     trailing_blanks,
 )
 from ...syntax import CompletionPlan, SyntaxDocument
-from ..answers import Completion
+from ..answers import Completion, clean
 from ..records import Records
 from .background import Background
 from .base import Ask, LatencyStrategy, Ticket
@@ -46,9 +45,10 @@ SUFFIX_CHARS = 2000
 Context = Callable[[str, SyntaxDocument, int], list[tuple[str, str]]]
 
 
-def unsure(answer: Completion, s: FallbackSettings) -> bool:
-    """Whether the local answer is unsure enough to ask the serving engine (the one place this is decided)."""
-    return not answer.suggestions or math.exp(answer.suggestions[0].logprob) < s.threshold
+def unsure(answer: Completion, kind: str, s: Settings) -> bool:
+    """Whether the local answer is unsure enough to ask the serving engine (the one place this is decided):
+    nothing passed the checks, or what this kind shows was cut short or withheld for low confidence."""
+    return not answer.suggestions or answer.for_kind(kind, s.min_confidence if s.postprocess else 0.0).unsure
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,12 @@ def remote_prompt(fim: str, text: str, offset: int, context: list[tuple[str, str
         return RemotePrompt(prefix, suffix, [], blanks)
     fmt, layout = format_named(fim)
     return RemotePrompt(text_prompt(fmt, prefix, suffix, context, path, layout), None, list(fmt.stop), blanks)
+
+
+def remote_answer(cleaned: Completion) -> Completion:
+    """A serving engine's cleaned answer as shown: its text passed the same checks as a local one; the local
+    model's calibrated confidence says nothing about another model's text, so it is not cut for it."""
+    return replace(cleaned, suggestions=[replace(x, confidence=1.0, cut=False) for x in cleaned.suggestions])
 
 
 @dataclass
@@ -128,12 +134,13 @@ class HandOff(LatencyStrategy):
         return Ticket(plan, immediate=Completion(list(entry.answer.suggestions), st, plan))
 
     def settled(self, ask: Ask, answer: Completion) -> None:
-        s = self.settings().fallback
-        if not fallback.enabled(s) or s.completions == "off" or answer.plan is None or not answer.plan.complete:
+        s = self.settings()
+        fb = s.fallback
+        if not fallback.enabled(fb) or fb.completions == "off" or answer.plan is None or not answer.plan.complete:
             return
         if ask.kind not in (Kind.COMPLETION.value, Kind.INLINE.value) or not ask.current():
             return
-        if s.completions == "unsure" and not unsure(answer, s):
+        if fb.completions == "unsure" and not unsure(answer, ask.kind, s):
             return
         entry = self.asked.get(ask.doc_id)
         if entry is not None and entry.at(ask):
@@ -161,7 +168,7 @@ class HandOff(LatencyStrategy):
             return
         timings = Timings(total_ms=(time.perf_counter() - started) * 1000)
         result = CompletionResult([Candidate(asked.answer(said.text), 0.0, 0)], timings, ask.version, {"remoteModel": said.model})
-        answer = self.background.clean(doc, ask.offset, plan, result)
+        answer = remote_answer(clean(doc, ask.offset, plan, result, s.syntax() if s.postprocess else None))
         self.records.answered(ask.doc_id, Kind.HANDOFF, Source.HANDOFF, result, plan.reason, own=True,
                               postprocess_ms=answer.postprocess_ms, extra=answer.cleaning())
         if not answer.suggestions:
