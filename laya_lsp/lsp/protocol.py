@@ -34,12 +34,15 @@ INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
 
-MAX_BODY_BYTES = 256 * 2**20
+MAX_BODY_BYTES = 64 * 2**20  # a message's Content-Length limit (`--max-message-bytes`); larger ones are refused
 MAX_HEADER_BYTES = 64 * 1024
 STALL_S = 0.5  # a body still short after this long is checked for a too-long Content-Length
 _LENGTH_LINE = re.compile(rb"content-length[ \t]*:[ \t]*(\d{1,12})[ \t]*$", re.IGNORECASE)
 # Raw CR LF never occurs inside JSON text, so this marks the start of a next frame wherever it appears.
 _FRAME_START = re.compile(rb"content-length[ \t]*:[ \t]*\d{1,12}[ \t]*\r\n", re.IGNORECASE)
+# A request's id near the start of a refused body (clients write jsonrpc, id and method before params).
+_ID_NEAR_START = re.compile(rb'^\s*\{[^{\[]*?"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")')
+REFUSED_HEAD = 4096  # bytes of a refused body looked at for its id
 
 
 class FrameParser:
@@ -55,12 +58,18 @@ class FrameParser:
         self.max_body = max_body
         self.need: int | None = None  # body length once a header block is read
         self.skipped = 0
+        self.discard = 0  # bytes of a refused (over max_body) body still to drop as they arrive
+        self._refused_length = 0
+        self._refused_head = bytearray()
+        self.refused: list[tuple[int, int | str | None]] = []  # (Content-Length, its request's id) to answer
 
     def feed(self, data: bytes) -> None:
         self.buf += data
 
     def next_body(self) -> bytes | None:
         """The next complete body, or None when more bytes are needed."""
+        if self.discard and not self._drop_refused():
+            return None
         if self.need is None and not self._read_headers():
             return None
         assert self.need is not None
@@ -109,13 +118,40 @@ class FrameParser:
                 self._skip(end + 4, "no Content-Length")
                 continue
             if length > self.max_body:
-                self._skip(end + 4, f"Content-Length {length} over the {self.max_body} byte limit")
+                log.warning("refusing a message of %d bytes (limit %d): dropping its body", length, self.max_body)
+                del self.buf[: end + 4]
+                self.discard, self._refused_length = length, length
+                self._refused_head.clear()
+                if not self._drop_refused():
+                    return False
                 continue
             if not head.lower().startswith(b"content-"):
                 log.warning("skipped junk before a frame: %r", head[:80])
             del self.buf[: end + 4]
             self.need = length
             return True
+
+    def _drop_refused(self) -> bool:
+        """Drop a refused body's bytes as they come (never holding it); True once it is gone. Its request's id is
+        read from its first bytes, so the refusal answers that request. A next frame's header ends it early (a
+        Content-Length that lied)."""
+        m = _FRAME_START.search(self.buf, 0, self.discard)
+        n = min(self.discard, len(self.buf)) if m is None else m.start()
+        if len(self._refused_head) < REFUSED_HEAD:
+            self._refused_head += self.buf[: min(n, REFUSED_HEAD - len(self._refused_head))]
+        del self.buf[:n]
+        self.discard = 0 if m is not None else self.discard - n
+        if self._refused_length and (not self.discard or len(self._refused_head) >= REFUSED_HEAD):
+            found = _ID_NEAR_START.match(bytes(self._refused_head))
+            rid: int | str | None = None
+            if found is not None:
+                try:
+                    rid = json.loads(found.group(1))
+                except ValueError:
+                    rid = None
+            self.refused.append((self._refused_length, rid))
+            self._refused_length = 0
+        return not self.discard
 
     def _skip(self, n: int, why: str) -> None:
         log.warning("skipping %d bytes of input (%s): %r", n, why, bytes(self.buf[: min(n, 80)]))
@@ -190,6 +226,7 @@ class LayaProtocol(LanguageServerProtocol):
         self.shutdown_received = False
         self.exit_code: int | None = None
         self.stop_event: threading.Event | None = None
+        self.max_message_bytes = MAX_BODY_BYTES
 
     @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: lsp.DidOpenTextDocumentParams) -> Generator[Any, Any, None]:
@@ -212,6 +249,13 @@ class LayaProtocol(LanguageServerProtocol):
             return
         body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
         self.writer.write(f"Content-Length: {len(body)}\r\n\r\n{body}".encode())
+
+    def refuse_oversized(self, parser: FrameParser) -> None:
+        """Answer each message the parser refused for its size (by its id when its first bytes show one)."""
+        while parser.refused:
+            length, rid = parser.refused.pop(0)
+            self.reply_error(rid, INVALID_REQUEST, f"Invalid Request: the message is {length} bytes, over the "
+                             f"server's limit of {parser.max_body} bytes (--max-message-bytes); it was not read")
 
     def handle_body(self, body: bytes) -> None:
         """Decode, check and dispatch one message; every request gets exactly one answer."""
@@ -329,12 +373,13 @@ def _flatten(exc: BaseException) -> list[str]:
 
 async def serve_stream(read: Callable[[], Awaitable[bytes]], protocol: LayaProtocol, stop: threading.Event) -> None:
     """Feed bodies from `read()` (b"" at end of input) to the protocol until exit or end of input."""
-    parser = FrameParser()
+    parser = FrameParser(protocol.max_message_bytes)
     protocol.stop_event = stop
     pending: asyncio.Future | None = None
     try:
         while not stop.is_set():
             body = parser.next_body()
+            protocol.refuse_oversized(parser)
             if body is not None:
                 protocol.handle_body(body)
                 # Let a request's handler task take its snapshot of the documents before the next message (a

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types as lsp
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__, bootstrap
@@ -22,7 +23,8 @@ from ..config import Settings, SettingsError, parse_settings
 from ..engine import ModelLoadError
 from ..memory import release_free_heap_periodically
 from .documents import open_document
-from .protocol import LayaProtocol, serve_stream, stdin_chunks, strict_converter
+from .errors import guarded
+from .protocol import MAX_BODY_BYTES, LayaProtocol, serve_stream, stdin_chunks, strict_converter
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +108,26 @@ class LayaServer(LanguageServer):
         if self.tcp_listener is not None:
             self.tcp_listener.close()
         super().shutdown()
+
+    # -- errors: what a client receives never carries the server's insides (errors.py) --------------------
+    def feature(self, feature_name: str, options: Any | None = None) -> Callable:
+        """pygls' `feature`, the handler guarded (errors.guarded)."""
+        register = super().feature(feature_name, options)
+        return lambda handler: register(guarded(feature_name, handler))
+
+    def command(self, command_name: str) -> Callable:
+        """pygls' `command`, the handler guarded (errors.guarded)."""
+        register = super().command(command_name)
+        return lambda handler: register(guarded(command_name, handler))
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls shows a failed notification's exception text to the user; here it is logged on stderr, and the
+        client's log gets a line without it. (A failed request was already answered: errors.py.)"""
+        if source is FeatureRequestError:
+            return
+        log.error("%s: %s", getattr(source, "__name__", source), error, exc_info=error)
+        self.window_log_message(lsp.LogMessageParams(
+            type=lsp.MessageType.Error, message="laya: a message could not be handled; the server's log has the details"))
 
     # -- helpers used by the feature modules ------------------------------------------------------------
     def show_error(self, message: str) -> None:
@@ -198,10 +220,12 @@ class _FlushingWriter:
         self._stream.close()
 
 
-def create_server(settings: Settings, loading: bootstrap.Loading) -> LayaServer:
+def create_server(settings: Settings, loading: bootstrap.Loading,
+                  max_message_bytes: int = MAX_BODY_BYTES) -> LayaServer:
     """Build the server (for settings from bootstrap.resolve_settings, the model loading for them: bootstrap.begin)
-    with every feature registered."""
+    with every feature registered; messages over `max_message_bytes` are refused (protocol.FrameParser)."""
     server = LayaServer(settings, loading)
+    server.protocol.max_message_bytes = max_message_bytes  # type: ignore[attr-defined]
     _register_lifecycle(server)
     from . import completion, custom, decisions
 
