@@ -42,6 +42,17 @@ def save(name: str, payload: dict[str, Any]) -> Path:
     return path
 
 
+def load_result(path: str | Path) -> dict[str, Any]:
+    """A saved results file, plain (`.json`) or gzipped (`.json.gz`: older large results are kept compressed so the
+    tracked tree every GPU call carries stays small)."""
+    path = Path(path)
+    if path.suffix == ".gz":
+        import gzip
+
+        return cast(dict[str, Any], json.loads(gzip.decompress(path.read_bytes())))
+    return cast(dict[str, Any], json.loads(path.read_text()))
+
+
 def best_ms(fn: Any, reps: int = 30) -> float:
     """Milliseconds of the fastest of `reps` evaluations of `fn()` (after 3 unmeasured ones): on a shared machine
     the minimum is the least disturbed estimate."""

@@ -42,7 +42,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from benchmarks import deep_lines, quality_names
-from benchmarks.common import save
+from benchmarks.common import load_result, save
 from laya_lsp.replay import LANGUAGES, Buffer, ReplayClient, server_command
 from laya_lsp.syntax import SyntaxDocument, plan_completion
 from laya_lsp.syntax.context import cursor_context, leading_ws, width
@@ -301,7 +301,7 @@ def compare(tasks: list[dict[str, Any]], post: list[dict[str, Any]], raw: list[d
 def saved_raw_run(path: str, name: str, tasks: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The run without post-processing of set `name` from an earlier results file (same model and tasks); the
     tasks take its position classes too, so both files break down alike whatever syntax layer runs now."""
-    saved = json.loads(Path(path).read_text())["sets"][name]
+    saved = load_result(path)["sets"][name]
     rows = {row["id"]: row for row in saved["tasks"]}
     missing = [task["id"] for task in tasks if task["id"] not in rows]
     if missing:
@@ -359,7 +359,7 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="30 tasks per set")
     p.add_argument("--no-raw", action="store_true", help="skip the run without post-processing")
     p.add_argument("--raw-from", metavar="RESULTS_JSON",
-                   help="take the run without post-processing from an earlier results file of the same model and "
+                   help="take the run without post-processing from an earlier results file (.json or .json.gz) of the same model and "
                         "tasks instead of running it again (to compare post-processing variants)")
     p.add_argument("--server-from", metavar="DIR", help="run the server from another checkout (a paired 'before' run)")
     p.add_argument("--evals", default=str(EVALS), help="folder of the HumanEval infilling files (default: ../shared/evals)")

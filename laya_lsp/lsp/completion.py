@@ -10,7 +10,7 @@ from lsprotocol import types as lsp
 
 from ..orchestrator import Completion
 from .documents import LayaDocument, open_document
-from .server import LayaServer
+from .language_server import LayaServer
 
 log = logging.getLogger(__name__)
 

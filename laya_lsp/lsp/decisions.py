@@ -16,8 +16,8 @@ from ..orchestrator import NotReady, Superseded
 from ..syntax import SyntaxDocument
 from .completion import locate
 from .documents import LayaDocument, open_document
+from .language_server import LayaServer
 from .params import DecideParams, StructuredParams, invalid, structure
-from .server import LayaServer
 
 log = logging.getLogger(__name__)
 

@@ -51,7 +51,7 @@ class Orchestrator:
         self.gate = ModelGate(engine, records)
         self.completions = CompletionFlow(engine, settings, self.gate, records)
         self.decisions = DecisionFlow(engine, settings, self.gate, records)
-        self._last_report: dict[str, dict[str, int]] = {}
+        self._last_report: dict[str, Any] = {}
 
     def loading(self, load: Future) -> None:
         """A model load started (or will: `load` resolves when it is done); requests wait for it, bounded."""
