@@ -137,7 +137,7 @@ class LayaServer(LanguageServer):
                     name, lsp.WorkDoneProgressBegin(title="laya: loading model", percentage=0, cancellable=False)
                 )
                 token = name
-                loading.progress.listen(self._progress_reporter(name))
+                loading.progress.listen(self.progress_reporter(name))
             except Exception:
                 log.exception("work done progress refused")
         try:
@@ -156,7 +156,7 @@ class LayaServer(LanguageServer):
         if token is not None:
             self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=end))
 
-    def _progress_reporter(self, token: str) -> Callable[[str, int], None]:
+    def progress_reporter(self, token: lsp.ProgressToken) -> Callable[[str, int], None]:
         """A load's progress callback (called on the engine's worker) that reports to `token` from the loop."""
         loop = asyncio.get_running_loop()
 
