@@ -8,7 +8,6 @@ and the HTTP wait bound is 0, so a bounded wait would end at once.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -68,8 +67,8 @@ async def test_lsp_requests_during_the_load_wait_visibly_then_get_the_real_answe
         await c.did_open(URI, TEXT)  # its warm-up waits for the model instead of failing
         end = position_at(TEXT, len(TEXT))
         where = {"textDocument": {"uri": URI}, "position": end}
-        shown, shown_reply = await c.send_request("textDocument/completion", {**where, "workDoneToken": "wait-1"})
-        plain, plain_reply = await c.send_request("textDocument/completion", where)
+        _shown, shown_reply = await c.send_request("textDocument/completion", {**where, "workDoneToken": "wait-1"})
+        _plain, plain_reply = await c.send_request("textDocument/completion", where)
         gone, gone_reply = await c.send_request("laya/decide", {"context": "x = ", "choices": ["1", "2"]})
         begin = await c.wait_notification("$/progress", lambda m: m["params"]["token"] == "wait-1")
         assert begin["params"]["value"]["kind"] == "begin" and "waiting for the model" in begin["params"]["value"]["title"]
