@@ -191,4 +191,5 @@ def test_the_checks_see_the_package():
             "laya_lsp.syntax.document", "laya_lsp.decisions.resolve"} <= names
     engine_imports = {name for name, _line in _imports(*next((m, p, t) for m, p, t in SOURCES
                                                               if m == "laya_lsp.engine.engine"))}
-    assert "laya_lsp.engine.scheduler" in engine_imports  # relative imports resolve to absolute names
+    # relative imports resolve to absolute names
+    assert "laya_lsp.engine.scheduling.scheduler" in engine_imports

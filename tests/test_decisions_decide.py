@@ -13,7 +13,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from laya_lsp.engine.model import DEFAULT_MODEL_DIR
+from laya_lsp.engine.loading.model import DEFAULT_MODEL_DIR
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

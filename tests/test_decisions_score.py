@@ -1,6 +1,7 @@
-"""engine/score.py on its own: batched option scores equal one-at-a-time full forward passes; the document
-cache is reused and left covering the prompt only; constrained decoding obeys its processor; prompts asked
-without a document are kept (cache.ContextCache: bounded, reused by prefix, scoring as a cold cache does)."""
+"""engine/decoding/score.py on its own: batched option scores equal one-at-a-time full forward passes; the
+document cache is reused and left covering the prompt only; constrained decoding obeys its processor; prompts
+asked without a document are kept (prompt_caches.ContextCache: bounded, reused by prefix, scoring as a cold
+cache does)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import pytest
 from conftest import TINY_MODEL
 from mlx_lm.models.cache import make_prompt_cache
 
-from laya_lsp.engine.cache import CacheStore, ContextCache, DocumentCache
-from laya_lsp.engine.model import load_model
-from laya_lsp.engine.score import constrained_decode, score_options
+from laya_lsp.engine.caches.prompt_caches import CacheStore, ContextCache, DocumentCache
+from laya_lsp.engine.decoding.score import constrained_decode, score_options
+from laya_lsp.engine.loading.model import load_model
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +100,8 @@ def test_a_diverging_prompt_leaves_the_document_cache_as_it_was(lm):
 def test_every_adapter_scores_continuations_alike(lm):
     """The compiled step's branches over the cached prompt and the plain adapter's padded batch in cache copies
     give the same logits for every option token."""
-    from laya_lsp.engine.adapter import PlainModel, StepModel
-    from laya_lsp.engine.decode import CancelToken, prefill_chunked
+    from laya_lsp.engine.decoding.adapter import PlainModel, StepModel
+    from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
 
     enc = lm.builder.encode
     prompt = enc("def add(a, b):\n    return a")

@@ -9,9 +9,9 @@ import pytest
 from tokenizers import Tokenizer as RustTokenizer
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
-from laya_lsp.engine.context import ContextWindow, suffix_ids
-from laya_lsp.engine.fim import PREFIX_ONLY, PromptBuilder, detect_fim
-from laya_lsp.engine.tokenizer import Tokenizer
+from laya_lsp.engine.caches.context_window import ContextWindow, suffix_ids
+from laya_lsp.engine.loading.fim import PREFIX_ONLY, PromptBuilder, detect_fim
+from laya_lsp.engine.loading.tokenizer import Tokenizer
 
 CODE = ("def add(a, b):\n    return a + b\n\n\nclass Point:\n    def __init__(self, x, y):\n"
         "        self.x = x\n        self.y = y\n") * 20

@@ -1,7 +1,7 @@
 """`decide`: pick one option of a closed set by the model's likelihood of each, with a calibrated confidence.
 
-No free generation: every option is scored as the continuation of one prompt (engine/score.py, one batch),
-and the confidence is a probability over the set only:
+No free generation: every option is scored as the continuation of one prompt (engine/decoding/score.py, one
+batch), and the confidence is a probability over the set only:
 
     p_i = softmax(s_i / T)     s_i = total log-likelihood of option i's tokens   (normalize = "total")
                                s_i = mean log-likelihood per token               (normalize = "mean")

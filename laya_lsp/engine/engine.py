@@ -13,10 +13,10 @@ from typing import Any
 import mlx.core as mx
 
 from ..device import device_defaults, mlx_device_kind
-from .adapter import DecodeModel, Work, decode_model
-from .cache import CacheStore
-from .context import suffix_ids
-from .decode import (
+from .caches.context_window import suffix_ids
+from .caches.prompt_caches import CacheStore
+from .decoding.adapter import DecodeModel, Work, decode_model
+from .decoding.decode import (
     Branch,
     Cancelled,
     DecodeSettings,
@@ -24,16 +24,16 @@ from .decode import (
     complete_steps,
     warm_steps,
 )
-from .draft import DraftBook
-from .healing import trailing_blanks
-from .model import LoadedModel, ModelLoadError, Progress, WarmPlan, load_model, warm_pieces, warm_up
-from .names import deferred_steering
+from .decoding.draft import DraftBook
+from .decoding.healing import trailing_blanks
+from .decoding.names import deferred_steering
+from .decoding.stop import LineStop, Verdict
+from .loading.model import LoadedModel, ModelLoadError, Progress, WarmPlan, load_model, warm_pieces, warm_up
+from .loading.tokenizer import whole_characters
 from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
-from .scheduler import Job, Scheduler
+from .scheduling.scheduler import Job, Scheduler
+from .scheduling.work import ModelWork, work_job
 from .stats import ENDED, Meter, Status
-from .stop import LineStop, Verdict
-from .tokenizer import whole_characters
-from .work import ModelWork, work_job
 
 log = logging.getLogger(__name__)
 
@@ -353,7 +353,7 @@ class Engine:
         return process
 
     def _steering(self, req: CompletionRequest, record: dict[str, Any]) -> list[LogitsProcessor]:
-        """`req`'s name steering (engine/names.py `deferred_steering`), none without names."""
+        """`req`'s name steering (engine/decoding/names.py `deferred_steering`), none without names."""
         assert self.lm is not None
         if req.names is None:
             return []

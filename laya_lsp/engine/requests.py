@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .draft import MAX_DRAFT
-from .model import WarmPlan
-from .names import NameSteer
+from .decoding.draft import MAX_DRAFT
+from .decoding.names import NameSteer
+from .loading.model import WarmPlan
 from .stats import Timings
 
 
@@ -66,8 +66,8 @@ class CompletionRequest:
     context: list[tuple[str, str]] = field(default_factory=list)
     # A prompt already built (token ids), answered as it is: `text` and `offset` then only matter for healing.
     prompt_ids: list[int] | None = None
-    # Names that exist at the cursor (engine/names.py), asked for at the first decoding step, after the prefill,
-    # so the analysis runs beside it; None from the call (or no call): decoding is not steered.
+    # Names that exist at the cursor (engine/decoding/names.py), asked for at the first decoding step, after
+    # the prefill, so the analysis runs beside it; None from the call (or no call): decoding is not steered.
     names: Callable[[], NameSteer | None] | None = None
 
 

@@ -19,17 +19,17 @@ from typing import Any, cast
 import mlx.core as mx
 from mlx import nn
 
-from ..device import device_defaults, mlx_device_kind
-from .cache import DocumentCache
+from ...device import device_defaults, mlx_device_kind
+from ..caches.prompt_caches import DocumentCache
+from ..decoding.healing import HealMasks
+from ..decoding.names import TokenTrie
 from .fim import FimFormat, PromptBuilder, detect_fim
-from .healing import HealMasks
-from .names import TokenTrie
 from .tokenizer import Tokenizer, TokenizerError, load_tokenizer
 from .weights import dequantize, float_bytes, load_weights, quantization_label
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default"
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "default"
 # What load_model reads from a Hugging Face snapshot: configs, weights, tokenizer files.
 MODEL_FILES = ["*.json", "*.safetensors", "tokenizer.model", "*.tiktoken", "*.txt"]
 Progress = Callable[[str, int], None]
@@ -61,7 +61,7 @@ class LoadedModel:
 
     @property
     def token_trie(self) -> TokenTrie:
-        """The vocabulary as a token trie for name steering (engine/names.py), built once, on the worker: piece
+        """The vocabulary as a token trie for name steering (decoding/names.py), built once, on the worker: piece
         by piece when it is idle after the first answer (`token_trie_pieces`, Engine), or all at once by the
         first request that steers before that is done."""
         if self._token_trie is None:
@@ -339,8 +339,8 @@ def _warm_steps(lm: LoadedModel, plan: WarmPlan) -> Iterator[str]:
     shapes."""
     from mlx_lm.models.cache import make_prompt_cache
 
-    from .adapter import StepModel, decode_model
-    from .decode import CancelToken, DecodeSettings, complete_steps, run_alone, warm_steps
+    from ..decoding.adapter import StepModel, decode_model
+    from ..decoding.decode import CancelToken, DecodeSettings, complete_steps, run_alone, warm_steps
 
     dm = decode_model(lm.model)
     if plan.fixed and isinstance(dm, StepModel):

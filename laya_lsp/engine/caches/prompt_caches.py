@@ -1,6 +1,6 @@
 """One mlx-lm prompt cache per document: longest-common-prefix reuse, exact trimming, LRU by bytes; and the KV
 states of prompts asked without a document (decisions' contexts, structured prompts) in mlx-lm's own
-`LRUPromptCache`, under the same byte budget."""
+`LRUPromptCache`; `CacheStore` keeps both under one byte budget."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from mlx_lm.models.cache import (
     trim_prompt_cache,
 )
 
-from .context import ContextWindow
+from .context_window import ContextWindow
 
 
 def common_prefix_len(a: list[int], b: list[int]) -> int:

@@ -3,9 +3,10 @@
 `Engine.submit_work(kind, doc_id, work)` runs `work(model)` on the single inference worker, where `model` is a
 `ModelWork`: the loaded model's tokenizer and prompt layout, and the three model operations decisions need
 (score a closed set of continuations, generate k branches at a cursor, decode under a logits processor). Each
-reuses the document's cache without destroying it (engine/score.py `borrow`), or, without a document, the KV
-state of the longest prefix of its prompt asked before (engine/cache.py `ContextCache`), and adds its cost to
-the request's stats record. The model object, the cache store and the scheduler never leave the engine.
+reuses the document's cache without destroying it (decoding/score.py `borrow`), or, without a document, the KV
+state of the longest prefix of its prompt asked before (caches/prompt_caches.py `ContextCache`), and adds its
+cost to the request's stats record. The model object, the cache store and the scheduler never leave the
+engine.
 
 Decision jobs never share a scheduler key with completions: typing in a document supersedes its pending
 completion but not a decision the user asked for. With `latest_wins`, a newer job of the same kind for the same
@@ -22,19 +23,19 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import mlx.core as mx
 
-from .cache import ContextCache, DocumentCache
-from .context import ContextWindow, suffix_ids
-from .decode import Cancelled, CancelToken, DecodeSettings, decode_branches, prefill_chunked
-from .model import LoadedModel
+from ..caches.context_window import ContextWindow, suffix_ids
+from ..caches.prompt_caches import ContextCache, DocumentCache
+from ..decoding.decode import Cancelled, CancelToken, DecodeSettings, decode_branches, prefill_chunked
+from ..decoding.score import ConstrainedResult, ScoreResult, borrow, constrained_decode, score_options
+from ..decoding.stop import LineStop
+from ..loading.model import LoadedModel
+from ..loading.tokenizer import whole_characters
+from ..stats import ENDED, Meter, Status, Timings
 from .scheduler import Job
-from .score import ConstrainedResult, ScoreResult, borrow, constrained_decode, score_options
-from .stats import ENDED, Meter, Status, Timings
-from .stop import LineStop
-from .tokenizer import whole_characters
 
 if TYPE_CHECKING:
-    from .engine import Engine
-    from .requests import Candidate
+    from ..engine import Engine
+    from ..requests import Candidate
 
 T = TypeVar("T")
 _job_numbers = itertools.count(1)
@@ -135,7 +136,7 @@ class ModelWork:
 
     # -- model operations (each checks the cancel token and adds to the job's timings) ---------------------
     def score(self, prompt: list[int], options: list[list[int]], in_document: bool = True) -> ScoreResult:
-        """Log-likelihood of each option after `prompt`, in one batch (see engine/score.py)."""
+        """Log-likelihood of each option after `prompt`, in one batch (see decoding/score.py)."""
         doc = self._document() if self._document and in_document else None
         res = score_options(self._lm, doc, prompt, options, self._token, self._chunk, self._contexts)
         self._count(len(prompt), res.reused_tokens, res.prefill_ms, 0, res.score_ms)
@@ -143,7 +144,7 @@ class ModelWork:
 
     def generate(self, prompt: list[int], k: int, max_tokens: int, max_lines: int) -> list[Candidate]:
         """k greedy branches after `prompt`, best first (raw text: no cleaning)."""
-        from .requests import Candidate
+        from ..requests import Candidate
 
         lm = self._lm
         cache = borrow(lm, self._document() if self._document else None, prompt)
@@ -159,7 +160,7 @@ class ModelWork:
     def constrained(self, prompt: list[int], allowed: Callable[[list[int]], Any], stop: Callable[[int], bool],
                     max_tokens: int) -> ConstrainedResult:
         """Greedy decoding after `prompt` where only the tokens `allowed(tokens so far)` marks (a bool array over
-        the vocabulary, e.g. a grammar's) may come next; `stop(token)` ends it (see engine/score.py)."""
+        the vocabulary, e.g. a grammar's) may come next; `stop(token)` ends it (see decoding/score.py)."""
 
         def mask(tokens: mx.array, logits: mx.array) -> mx.array:
             so_far: list[int] = tokens.tolist()  # type: ignore[assignment]

@@ -4,9 +4,10 @@ Both run on the inference worker only (like everything that touches MLX) and kno
 
 `score_options` prefills the shared prompt once (in a document's cache when the context is a document, so
 completions and decisions share the work; else from the longest prefix of it a kept context holds, and the
-prompt is kept for the next call, engine/cache.py `ContextCache`) and scores every option in ONE forward pass: with the compiled step's
-models each option is a branch attending the cached prompt in place (no copy of it), otherwise the options are
-a right-padded batch in copies of the cache (adapter.py, `continuations`).
+prompt is kept for the next call, caches/prompt_caches.py `ContextCache`) and scores every option in ONE
+forward pass: with the compiled step's models each option is a branch attending the cached prompt in place
+(no copy of it), otherwise the options are a right-padded batch in copies of the cache (adapter.py,
+`continuations`).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from dataclasses import dataclass, field
 import mlx.core as mx
 from mlx_lm.models.cache import KVCache, make_prompt_cache
 
+from ..caches.prompt_caches import ContextCache, DocumentCache
+from ..loading.model import LoadedModel
 from .adapter import decode_model
-from .cache import ContextCache, DocumentCache
 from .decode import CancelToken, DecodeSettings, LogitsProcessor, decode_branches, prefill_chunked
 from .logprobs import log_softmax
-from .model import LoadedModel
 from .stop import Verdict
 
 # Options per forward pass; larger sets are scored in several passes of this size (rows of one step, or one KV
