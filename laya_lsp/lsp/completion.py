@@ -10,8 +10,8 @@ from lsprotocol import types as lsp
 
 from ..orchestrator import Completion
 from .documents import LayaDocument, open_document
+from .language_server import LayaServer
 from .progress import request_caller
-from .server import LayaServer
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ from ..orchestrator import NotReady, Superseded
 from ..syntax import SyntaxDocument
 from .completion import locate
 from .documents import LayaDocument, open_document
+from .language_server import LayaServer
 from .params import DecideParams, StructuredParams, invalid, structure
 from .progress import request_caller, token_of
-from .server import LayaServer
 
 log = logging.getLogger(__name__)
 

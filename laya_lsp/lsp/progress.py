@@ -18,7 +18,7 @@ from lsprotocol import types as lsp
 from ..orchestrator import Caller
 
 if TYPE_CHECKING:
-    from .server import LayaServer
+    from .language_server import LayaServer
 
 WAITING_TITLE = "laya: waiting for the model"
 
