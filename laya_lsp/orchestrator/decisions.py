@@ -52,7 +52,7 @@ class DecisionFlow:
                     describe: Callable[[Any], tuple[int, dict[str, object]]] | None = None) -> tuple[Any, RequestStats]:
         """What `work` returned (never None) and the request's record, booked once: `describe(value)` gives its
         candidate count and extra fields. An error in the work is re-raised as itself."""
-        refused = await self.gate.refusal(doc_id or "", kind)
+        refused = await self.gate.refusal(doc_id or "", kind, caller)
         if refused is not None:
             raise NotReady(refused.error or "", refused.status is Status.LOADING)
         job = self.engine.submit_work(kind, doc_id, work, latest_wins)
