@@ -18,7 +18,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ..decisions.structured import DEFAULT_MAX_TOKENS
-from .protocol import strict_converter
+from .conversion import strict_converter
 
 T = TypeVar("T")
 MAX_STRUCTURED_TOKENS = 4096
