@@ -1,4 +1,5 @@
-"""The `laya-lsp` command: serve LSP (stdio or loopback TCP), complete one position, or diagnose the setup."""
+"""The `laya-lsp` command: serve LSP (stdio or loopback TCP), complete one position, diagnose the setup, or warm
+up a first start (load and compile before any editor waits)."""
 
 from __future__ import annotations
 
@@ -82,7 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = sub.add_parser("doctor", help="report platform, MLX device, BLAS, threads, memory and model")
     doctor.add_argument("--json", action="store_true", help="print JSON instead of text")
+    doctor.add_argument("--warm-up", action="store_true", help="then run `warm-up` (load, compile, first requests)")
     _add_model_options(doctor)
+
+    warm = sub.add_parser("warm-up", help="load the model and compile every kernel a server needs (on a GPU, "
+                          "once per machine and MLX version), with progress; then a first completion and decision")
+    warm.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _add_model_options(warm)
     return parser
 
 
@@ -100,7 +107,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 def main(argv: list[str] | None = None) -> int:
     use_fast_blas()  # before anything imports MLX: backend check, a fast BLAS on Linux CPU
     raw = list(sys.argv[1:] if argv is None else argv)
-    if not raw or raw[0] not in ("serve", "complete", "http", "doctor", "-h", "--help", "--version"):
+    if not raw or raw[0] not in ("serve", "complete", "http", "doctor", "warm-up", "-h", "--help", "--version"):
         raw = ["serve", *raw]  # no command: serve over stdio, taking serve's options
     args = build_parser().parse_args(raw)
     command = args.command
@@ -118,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
         from .doctor import run_doctor
 
         return run_doctor(args, _settings(args))
+    if command == "warm-up":
+        from .first_start import run_warm_up
+
+        return run_warm_up(args, _settings(args))
     return 2
 
 

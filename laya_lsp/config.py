@@ -73,6 +73,10 @@ class Settings:
     steer_wait_ms: int = 150  # how long after a request its first decoding step waits for the name analysis
     # When every candidate fails the syntax checks, one more run asks for this many (0 = off): docs/analysis.md.
     wider_candidates: int = 8
+    # Show a suggestion only as far as the calibrated probability that it is right as far as it goes stays at
+    # least this (orchestrator/confidence.py): ghost text shows nothing less sure, the list ranks it last.
+    # 0 shows everything; the default is the calibration's threshold (confidence.json; a test keeps them equal).
+    min_confidence: float = 0.0
     decision_tokens: int = 256
     decision_threshold: float = 0.5
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
@@ -118,6 +122,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "steer_wait_ms": (0, 10000),
     "wider_candidates": (0, 10),
     "decision_threshold": (0.0, 1.0),
+    "min_confidence": (0.0, 1.0),
 }
 
 

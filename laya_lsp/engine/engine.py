@@ -29,7 +29,7 @@ from .decoding.healing import trailing_blanks
 from .decoding.names import deferred_steering
 from .decoding.stop import LineStop, Verdict
 from .loading.model import LoadedModel, ModelLoadError, Progress, WarmPlan, load_model, warm_pieces, warm_up
-from .loading.tokenizer import whole_characters
+from .loading.tokenizer import token_ends, whole_characters
 from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
 from .scheduling.scheduler import Job, Scheduler
 from .scheduling.work import ModelWork, work_job
@@ -373,13 +373,12 @@ class Engine:
             if b.logprob == -math.inf:  # started on a token name steering ruled out (fewer names than branches)
                 continue
             text = whole_characters(self.lm.decode(b.ids), document)
-            if heal:
-                n = 0
-                while n < len(heal) and n < len(text) and text[n] == heal[n]:
-                    n += 1
-                text = text[n:]
-            if not text.strip() or text in seen:
+            n = 0
+            while n < len(heal) and n < len(text) and text[n] == heal[n]:
+                n += 1
+            if not text[n:].strip() or text[n:] in seen:
                 continue
-            seen.add(text)
-            out.append(Candidate(text, b.logprob, len(b.ids)))
+            seen.add(text[n:])
+            ends = token_ends(b.ids, text, self.lm.token_texts, self.lm.decode)
+            out.append(Candidate(text, b.logprob, len(b.ids), list(b.logprobs[: len(ends)]), ends).trimmed(n))
         return out

@@ -4,7 +4,7 @@ loaded model's description, a failed job. Plain data, no model in sight (engine.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .decoding.draft import MAX_DRAFT
@@ -73,9 +73,20 @@ class CompletionRequest:
 
 @dataclass
 class Candidate:
+    """One decoded branch: its text, total log-probability and token count; per emitted token, its
+    log-probability and the index in `text` where its text ends (empty where unknown: text from elsewhere)."""
+
     text: str
     logprob: float
     tokens: int
+    token_logprobs: list[float] = field(default_factory=list)
+    token_ends: list[int] = field(default_factory=list)  # non-decreasing, each <= len(text)
+
+    def trimmed(self, n: int) -> Candidate:
+        """The candidate with its first `n` characters gone (typed through): tokens that ended inside them too."""
+        keep = [i for i, end in enumerate(self.token_ends) if end > n]
+        return replace(self, text=self.text[n:], token_logprobs=[self.token_logprobs[i] for i in keep],
+                       token_ends=[self.token_ends[i] - n for i in keep])
 
 
 @dataclass(frozen=True)

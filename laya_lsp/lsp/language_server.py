@@ -1,8 +1,9 @@
-"""`LayaServer`: pygls' LanguageServer with the orchestrator, the settings, our transports (protocol.py's framing
-loop over stdio or one TCP client), model loading reported as $/progress, and settings applied while serving.
+"""`LayaServer`: pygls' LanguageServer with the orchestrator, the settings, our transports (protocol.py's
+framing loop over stdio or one TCP client), model loading reported as $/progress, and settings applied while
+serving.
 
-It registers no handler: server.py builds it and registers the feature modules' handlers, which import only this
-class (so the feature modules and server.py never import each other).
+It registers no handler: server.py builds it and registers the feature modules' handlers, which import only
+this class (so the feature modules and server.py never import each other).
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__, bootstrap
 from ..config import Settings, SettingsError, parse_settings
 from ..engine import ModelLoadError
+from .conversion import strict_converter
 from .errors import guarded
-from .protocol import LayaProtocol, serve_stream, stdin_chunks, strict_converter
+from .protocol import serve_stream, stdin_chunks
+from .rpc_admission import LayaProtocol
 
 log = logging.getLogger(__name__)
 

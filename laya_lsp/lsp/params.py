@@ -17,8 +17,8 @@ from cattrs.v import format_exception
 from lsprotocol import types as lsp
 
 from ..decisions.structured import DEFAULT_MAX_TOKENS
+from .conversion import strict_converter
 from .errors import invalid
-from .protocol import strict_converter
 
 __all__ = ["DecideParams", "StructuredParams", "invalid", "structure"]
 

@@ -1,6 +1,6 @@
-"""The LSP front's wiring: `create_server` builds a `LayaServer` (language_server.py) and registers every handler:
-the lifecycle and text sync below, completions (completion.py), decisions and code actions (decisions.py) and the
-custom requests (custom.py).
+"""The LSP front's wiring: `create_server` builds a `LayaServer` (language_server.py) and registers every
+handler: the lifecycle and text sync below, completions (completion.py), decisions and code actions
+(decisions.py) and the custom requests (custom.py).
 
 Handlers are thin: LSP types in, one orchestrator call, LSP types back.
 """

@@ -110,16 +110,18 @@ class CompletionFlow:
         lets a run that needs many new tokens wait a moment for the next keystroke.
         """
         caller = caller or Caller()
-        refused = await self.gate.refusal(doc_id, kind)
+        refused = await self.gate.refusal(doc_id, kind, caller)
         if refused is not None:
             return Completion([], refused)
         s = self.settings()
         ask = Ask(doc_id, doc, offset, kind, remember, typing, s.typing_candidates if typing else s.candidates)
         self._asking.add(ask)
         try:
-            return await self._attempts(ask, version, current, debounce, caller)
+            answer = await self._attempts(ask, version, current, debounce, caller)
         finally:
             self._asking.discard(ask)
+        # What this kind shows of it (the strategies keep the whole answer); raw lines are never withheld.
+        return answer.for_kind(kind, s.min_confidence if s.postprocess else 0.0) if answer is not None else None
 
     async def _attempts(self, ask: Ask, version: int | None, current: Callable[[], bool], debounce: bool,
                         caller: Caller) -> Completion | None:
@@ -239,4 +241,4 @@ class CompletionFlow:
 
     def _cleaned(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Completion:
         s = self.settings()
-        return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None)
+        return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None, s.min_confidence)

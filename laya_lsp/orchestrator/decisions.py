@@ -60,7 +60,7 @@ class DecisionFlow:
         """What `work` returned (never None) and the request's record, booked once: `describe(value)` gives its
         candidate count and extra fields. An error in the work is re-raised when it is one of `client_errors`
         (the request's fault), else logged and raised as ModelFailed."""
-        refused = await self.gate.refusal(doc_id or "", kind)
+        refused = await self.gate.refusal(doc_id or "", kind, caller)
         if refused is not None:
             raise NotReady(refused.error or "", refused.status is Status.LOADING)
         job = self.engine.submit_work(kind, doc_id, work, latest_wins)

@@ -7,8 +7,8 @@ asks its strategies at fixed points; each strategy keeps its own per-document st
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from ...engine import Job, Source
 from ...syntax import CompletionPlan, SyntaxDocument
@@ -88,19 +88,19 @@ def typed_since(old_prefix: str, old_suffix: str, prefix: str, suffix: str) -> s
 
 
 class _Text(Protocol):
-    """A dataclass with a `text` (an engine candidate, a suggestion)."""
+    """Something with a `text` that can lose its start, its token trace with it (a candidate, a suggestion)."""
 
-    __dataclass_fields__: ClassVar[dict[str, Any]]
     text: str
+
+    def trimmed(self, n: int) -> Any: ...
 
 
 T = TypeVar("T", bound=_Text)
 
 
 def typed_along(items: Sequence[T], typed: str) -> list[T]:
-    """The items (anything with a `text`) that `typed` is the start of, with it cut off; those it ends drop."""
-    return [replace(x, text=x.text[len(typed) :]) for x in items
-            if x.text.startswith(typed) and x.text[len(typed) :].strip()]
+    """The items that `typed` is the start of, with it cut off (`trimmed`); those it ends drop."""
+    return [x.trimmed(len(typed)) for x in items if x.text.startswith(typed) and x.text[len(typed) :].strip()]
 
 
 @dataclass
