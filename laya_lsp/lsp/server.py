@@ -1,6 +1,6 @@
-"""The LSP front's wiring: `create_server` builds a `LayaServer` (language_server.py) and registers every handler:
-the lifecycle and text sync below, completions (completion.py), decisions and code actions (decisions.py) and the
-custom requests (custom.py).
+"""The LSP front's wiring: `create_server` builds a `LayaServer` (language_server.py) and registers every
+handler: the lifecycle and text sync below, completions (completion.py), decisions and code actions
+(decisions.py) and the custom requests (custom.py).
 
 Handlers are thin: LSP types in, one orchestrator call, LSP types back.
 """
@@ -18,12 +18,15 @@ from ..memory import release_free_heap_periodically
 from . import completion, custom, decisions
 from .documents import open_document
 from .language_server import LayaServer
+from .protocol import MAX_BODY_BYTES
 
 
-def create_server(settings: Settings, loading: bootstrap.Loading) -> LayaServer:
+def create_server(settings: Settings, loading: bootstrap.Loading,
+                  max_message_bytes: int = MAX_BODY_BYTES) -> LayaServer:
     """Build the server (for settings from bootstrap.resolve_settings, the model loading for them: bootstrap.begin)
-    with every feature registered."""
+    with every feature registered; messages over `max_message_bytes` are refused (protocol.FrameParser)."""
     server = LayaServer(settings, loading)
+    server.protocol.max_message_bytes = max_message_bytes  # type: ignore[attr-defined]
     _register_lifecycle(server)
     completion.register(server)
     custom.register(server)

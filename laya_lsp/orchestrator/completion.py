@@ -117,7 +117,7 @@ class CompletionFlow:
         lets a run that needs many new tokens wait a moment for the next keystroke.
         """
         caller = caller or Caller()
-        refused = await self.gate.refusal(doc_id, kind)
+        refused = await self.gate.refusal(doc_id, kind, caller)
         if refused is not None:
             return Completion([], refused)
         s = self.settings()
