@@ -32,6 +32,7 @@ from .latency import (
     TypedThrough,
     WarmUp,
     typed_along,
+    unsure,
 )
 from .prompt_context import PromptContext
 from .records import Records
@@ -217,7 +218,8 @@ class CompletionFlow:
         answer = self._cleaned(ask.doc, ask.offset, ticket.plan, result)
         source = Source.TYPED_THROUGH if ticket.typed else Source.MODEL
         first_line = ticket.block and not ticket.typed and ask.remember and bool(answer.suggestions)
-        cleaning = {**answer.cleaning(), **({"first_line_first": True} if first_line else {})}
+        cleaning = {**answer.cleaning(), **({"first_line_first": True} if first_line else {}),
+                    "unsure": unsure(answer, ask.kind, self.settings())}  # (what a hand-off is started for)
         answer.stats = self.records.answered(ask.doc_id, ask.kind, source, result, ticket.plan.reason, own=own,
                                              postprocess_ms=answer.postprocess_ms, extra=cleaning)
         return answer
