@@ -24,7 +24,7 @@ from .loading.weights import quantization_label
 from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
 from .scheduling.scheduler import Job
 from .scheduling.work import ModelUnavailable, ModelWork, WorkFailed, WorkResult
-from .stats import Kind, RequestStats, Source, StatsBook, Status, Timings
+from .timings import Status, Timings
 
 __all__ = [
     "DEFAULT_MODEL_DIR",
@@ -37,7 +37,6 @@ __all__ = [
     "EngineSettings",
     "Job",
     "JobFailed",
-    "Kind",
     "ModelInfo",
     "ModelLoadError",
     "ModelUnavailable",
@@ -45,10 +44,7 @@ __all__ = [
     "NameSet",
     "NameSteer",
     "Progress",
-    "RequestStats",
     "ScoreResult",
-    "Source",
-    "StatsBook",
     "Status",
     "Timings",
     "WorkFailed",
