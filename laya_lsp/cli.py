@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
     serve.add_argument("--allow-remote", action="store_true",
                        help="allow a non-loopback --host (the protocol has no authentication: use with care)")
+    serve.add_argument("--max-message-bytes", type=int, default=64 * 2**20,
+                       help="largest LSP message (Content-Length) read; larger ones are answered with an error and "
+                       "dropped (default 64 MiB)")
     _add_model_options(serve)
 
     comp = sub.add_parser("complete", help="print candidates and timings for one position, without an editor")
@@ -146,13 +149,16 @@ def serve(args: argparse.Namespace) -> int:
         print(f"laya-lsp: refusing to listen on non-loopback host {args.host!r} without --allow-remote",
               file=sys.stderr)
         return 2
+    if args.max_message_bytes < 1:
+        print("laya-lsp: --max-message-bytes must be positive", file=sys.stderr)
+        return 2
     settings = _settings(args)
     # The model loads on the engine's worker from here on, while the LSP stack imports (~0.4 s).
     loading = bootstrap.begin(settings)
     try:
         from .lsp import create_server
 
-        server = create_server(settings, loading)
+        server = create_server(settings, loading, max_message_bytes=args.max_message_bytes)
         if args.tcp:
             server.start_tcp(args.host, args.port)
         else:

@@ -17,12 +17,14 @@ from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types as lsp
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__, bootstrap
 from ..config import Settings, SettingsError, parse_settings
 from ..engine import ModelLoadError
 from .conversion import strict_converter
+from .errors import guarded
 from .protocol import serve_stream, stdin_chunks
 from .rpc_admission import LayaProtocol
 
@@ -108,6 +110,26 @@ class LayaServer(LanguageServer):
         if self.tcp_listener is not None:
             self.tcp_listener.close()
         super().shutdown()
+
+    # -- errors: what a client receives never carries the server's insides (errors.py) --------------------
+    def feature(self, feature_name: str, options: Any | None = None) -> Callable:
+        """pygls' `feature`, the handler guarded (errors.guarded)."""
+        register = super().feature(feature_name, options)
+        return lambda handler: register(guarded(feature_name, handler))
+
+    def command(self, command_name: str) -> Callable:
+        """pygls' `command`, the handler guarded (errors.guarded)."""
+        register = super().command(command_name)
+        return lambda handler: register(guarded(command_name, handler))
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls shows a failed notification's exception text to the user; here it is logged on stderr, and the
+        client's log gets a line without it. (A failed request was already answered: errors.py.)"""
+        if source is FeatureRequestError:
+            return
+        log.error("%s: %s", getattr(source, "__name__", source), error, exc_info=error)
+        self.window_log_message(lsp.LogMessageParams(
+            type=lsp.MessageType.Error, message="laya: a message could not be handled; the server's log has the details"))
 
     # -- helpers used by the feature modules ------------------------------------------------------------
     def show_error(self, message: str) -> None:

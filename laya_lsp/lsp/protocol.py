@@ -19,12 +19,15 @@ from typing import Protocol
 
 log = logging.getLogger(__name__)
 
-MAX_BODY_BYTES = 256 * 2**20
+MAX_BODY_BYTES = 64 * 2**20  # a message's Content-Length limit (`--max-message-bytes`); larger ones are refused
 MAX_HEADER_BYTES = 64 * 1024
 STALL_S = 0.5  # a body still short after this long is checked for a too-long Content-Length
 _LENGTH_LINE = re.compile(rb"content-length[ \t]*:[ \t]*(\d{1,12})[ \t]*$", re.IGNORECASE)
 # Raw CR LF never occurs inside JSON text, so this marks the start of a next frame wherever it appears.
 _FRAME_START = re.compile(rb"content-length[ \t]*:[ \t]*\d{1,12}[ \t]*\r\n", re.IGNORECASE)
+# A request's id near the start of a refused body (clients write jsonrpc, id and method before params).
+_ID_NEAR_START = re.compile(rb'^\s*\{[^{\[]*?"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")')
+REFUSED_HEAD = 4096  # bytes of a refused body looked at for its id
 
 
 class FrameParser:
@@ -40,12 +43,18 @@ class FrameParser:
         self.max_body = max_body
         self.need: int | None = None  # body length once a header block is read
         self.skipped = 0
+        self.discard = 0  # bytes of a refused (over max_body) body still to drop as they arrive
+        self._refused_length = 0
+        self._refused_head = bytearray()
+        self.refused: list[tuple[int, int | str | None]] = []  # (Content-Length, its request's id) to answer
 
     def feed(self, data: bytes) -> None:
         self.buf += data
 
     def next_body(self) -> bytes | None:
         """The next complete body, or None when more bytes are needed."""
+        if self.discard and not self._drop_refused():
+            return None
         if self.need is None and not self._read_headers():
             return None
         assert self.need is not None
@@ -94,13 +103,40 @@ class FrameParser:
                 self._skip(end + 4, "no Content-Length")
                 continue
             if length > self.max_body:
-                self._skip(end + 4, f"Content-Length {length} over the {self.max_body} byte limit")
+                log.warning("refusing a message of %d bytes (limit %d): dropping its body", length, self.max_body)
+                del self.buf[: end + 4]
+                self.discard, self._refused_length = length, length
+                self._refused_head.clear()
+                if not self._drop_refused():
+                    return False
                 continue
             if not head.lower().startswith(b"content-"):
                 log.warning("skipped junk before a frame: %r", head[:80])
             del self.buf[: end + 4]
             self.need = length
             return True
+
+    def _drop_refused(self) -> bool:
+        """Drop a refused body's bytes as they come (never holding it); True once it is gone. Its request's id is
+        read from its first bytes, so the refusal answers that request. A next frame's header ends it early (a
+        Content-Length that lied)."""
+        m = _FRAME_START.search(self.buf, 0, self.discard)
+        n = min(self.discard, len(self.buf)) if m is None else m.start()
+        if len(self._refused_head) < REFUSED_HEAD:
+            self._refused_head += self.buf[: min(n, REFUSED_HEAD - len(self._refused_head))]
+        del self.buf[:n]
+        self.discard = 0 if m is not None else self.discard - n
+        if self._refused_length and (not self.discard or len(self._refused_head) >= REFUSED_HEAD):
+            found = _ID_NEAR_START.match(bytes(self._refused_head))
+            rid: int | str | None = None
+            if found is not None:
+                try:
+                    rid = json.loads(found.group(1))
+                except ValueError:
+                    rid = None
+            self.refused.append((self._refused_length, rid))
+            self._refused_length = 0
+        return not self.discard
 
     def _skip(self, n: int, why: str) -> None:
         log.warning("skipping %d bytes of input (%s): %r", n, why, bytes(self.buf[: min(n, 80)]))
@@ -130,21 +166,27 @@ class FrameParser:
 
 
 class BodySink(Protocol):
-    """Where framed bodies go (rpc_admission.LayaProtocol); `stop_event` is set when the client exits."""
+    """Where framed bodies go (rpc_admission.LayaProtocol); `stop_event` is set when the client exits. Messages
+    over `max_message_bytes` are not read: `refuse_oversized` answers them."""
 
     stop_event: threading.Event | None
+    max_message_bytes: int
 
     def handle_body(self, body: bytes) -> None: ...
+
+    def refuse_oversized(self, length: int, request_id: int | str | None, limit: int) -> None: ...
 
 
 async def serve_stream(read: Callable[[], Awaitable[bytes]], protocol: BodySink, stop: threading.Event) -> None:
     """Feed bodies from `read()` (b"" at end of input) to the protocol until exit or end of input."""
-    parser = FrameParser()
+    parser = FrameParser(protocol.max_message_bytes)
     protocol.stop_event = stop
     pending: asyncio.Future | None = None
     try:
         while not stop.is_set():
             body = parser.next_body()
+            while parser.refused:
+                protocol.refuse_oversized(*parser.refused.pop(0), parser.max_body)
             if body is not None:
                 protocol.handle_body(body)
                 # Let a request's handler task take its snapshot of the documents before the next message (a

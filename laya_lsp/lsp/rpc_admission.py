@@ -18,6 +18,7 @@ import attrs
 from cattrs import Converter
 from lsprotocol import types as lsp
 
+from .protocol import MAX_BODY_BYTES
 from .pygls_workarounds import PyglsWorkarounds
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,12 @@ class LayaProtocol(PyglsWorkarounds):
         self.initialize_received = False
         self.exit_code: int | None = None
         self.stop_event: threading.Event | None = None
+        self.max_message_bytes = MAX_BODY_BYTES  # create_server sets --max-message-bytes
+
+    def refuse_oversized(self, length: int, request_id: int | str | None, limit: int) -> None:
+        """Answer a message the framing refused for its size (by its id when its first bytes showed one)."""
+        self.reply_error(request_id, INVALID_REQUEST, f"Invalid Request: the message is {length} bytes, over the "
+                         f"server's limit of {limit} bytes (--max-message-bytes); it was not read")
 
     def reply_error(self, msg_id: Any, code: int, message: str) -> None:
         """Answer a message that never reached a handler (pygls has no public call for that). Framed here:

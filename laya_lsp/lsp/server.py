@@ -18,12 +18,15 @@ from ..memory import release_free_heap_periodically
 from . import completion, custom, decisions
 from .documents import open_document
 from .language_server import LayaServer
+from .protocol import MAX_BODY_BYTES
 
 
-def create_server(settings: Settings, loading: bootstrap.Loading) -> LayaServer:
+def create_server(settings: Settings, loading: bootstrap.Loading,
+                  max_message_bytes: int = MAX_BODY_BYTES) -> LayaServer:
     """Build the server (for settings from bootstrap.resolve_settings, the model loading for them: bootstrap.begin)
-    with every feature registered."""
+    with every feature registered; messages over `max_message_bytes` are refused (protocol.FrameParser)."""
     server = LayaServer(settings, loading)
+    server.protocol.max_message_bytes = max_message_bytes  # type: ignore[attr-defined]
     _register_lifecycle(server)
     completion.register(server)
     custom.register(server)
@@ -73,6 +76,7 @@ def _register_lifecycle(server: LayaServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LayaServer, params: lsp.DidChangeTextDocumentParams) -> None:
         # pygls has applied the changes to the document (documents.py); text inserted is a paste candidate.
+        ls.orchestrator.completions.changed(params.text_document.uri)
         for change in params.content_changes:
             if isinstance(change, lsp.TextDocumentContentChangePartial):
                 ls.orchestrator.completions.pasted(params.text_document.uri, change.text)

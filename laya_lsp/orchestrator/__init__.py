@@ -23,7 +23,7 @@ from .completion import CompletionFlow
 from .decisions import DecisionFlow
 from .records import Kind, Records, RequestStats, Source, StatsBook
 from .report import CACHE_WAIT_S, engine_report
-from .waiting import MODEL_LOADING, POLL_S, Caller, ClientGone, ModelGate, NotReady, Superseded
+from .waiting import MODEL_LOADING, POLL_S, Caller, ClientGone, ModelFailed, ModelGate, NotReady, Superseded
 
 __all__ = [
     "MODEL_LOADING",
@@ -33,6 +33,7 @@ __all__ = [
     "Completion",
     "CompletionFlow",
     "Kind",
+    "ModelFailed",
     "NotReady",
     "Orchestrator",
     "RequestStats",

@@ -33,6 +33,7 @@ class Source(TextEnum):
     SPECULATIVE = "speculative"
     WARM_UP = "warm-up"
     BLOCK = "block"  # the block decoded after its first line was answered (first line first)
+    HANDOFF = "handoff"  # a serving engine's answer where the local one was unsure
     NONE = "none"
 
 
@@ -44,6 +45,7 @@ class Kind(TextEnum):
     SPECULATIVE = "speculative"
     WARM_UP = "warm-up"
     BLOCK = "block"
+    HANDOFF = "handoff"
     DECIDE = "decide"
     STRUCTURED = "structured"
     ACTION = "action"

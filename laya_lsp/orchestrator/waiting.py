@@ -39,6 +39,14 @@ class NotReady(Exception):
         self.loading = loading
 
 
+class ModelFailed(Exception):
+    """The model's work failed on the server's side (the cause is logged; the message is what a client sees)."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(f"the model failed on this {kind} request; the server's log has the details")
+        self.kind = kind
+
+
 class Superseded(Exception):
     """The request's engine work ended without a result (`status`: cancelled, superseded or dropped)."""
 
