@@ -1,0 +1,46 @@
+"""Stop rules: what a branch's next token means for it (go on, end with it, end without it).
+
+A stop rule is a policy the decode core is given (decode.py's `DecodeSettings.stop`), checked for every token a
+branch emits, drafted ones included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+from ...lines import ends_answer
+
+
+class Verdict(Enum):
+    """What a stop rule says about a branch's next token."""
+
+    GO = "go"  # keep it and go on
+    END = "end"  # keep it, then end the branch
+    CUT = "cut"  # end the branch without it
+
+
+# (the branch's tokens so far, its next token) -> verdict
+StopRule = Callable[[list[int], int], Verdict]
+
+
+def never_stop(_ids: list[int], _token: int) -> Verdict:
+    return Verdict.GO
+
+
+@dataclass(frozen=True)
+class LineStop:
+    """Completions' stop rule: a special token ends a branch (and is dropped); so does the token that ends its
+    `max_lines`-th line (laya_lsp/lines.py: the rule post-processing cuts the text by)."""
+
+    max_lines: int
+    stop_ids: frozenset[int]
+    newline_ids: frozenset[int]
+    blank_ids: frozenset[int]
+
+    def __call__(self, ids: list[int], token: int) -> Verdict:
+        if token in self.stop_ids:
+            return Verdict.CUT
+        ended = ends_answer(ids, token, self.max_lines, self.newline_ids.__contains__, self.blank_ids.__contains__)
+        return Verdict.END if ended else Verdict.GO
