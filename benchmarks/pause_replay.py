@@ -95,7 +95,7 @@ def peer_prompts(path: Path, chars: int, line: str | None, model: str | None) ->
     """laya's prompts for the replay's keystrokes (benchmarks/peers/prompts.py) as the peer's input."""
     from benchmarks.peers.prompts import keystroke_prompts
     from laya_lsp.engine import resolve_model
-    from laya_lsp.engine.model import load_model
+    from laya_lsp.engine.loading.model import load_model
 
     lm = load_model(str(resolve_model(model, False)))
     ps = keystroke_prompts(lm, [path], chars, kind="inline", buffers=[buffer_at(path, chars, line)])
