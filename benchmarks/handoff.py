@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -67,9 +67,13 @@ async def _record(client: ReplayClient, uri: str, kinds: tuple[str, ...], after:
     return found[-1] if found else None
 
 
-async def ask(client: ReplayClient, buf: Buffer, kind: str, trim: Callable[[list[str]], list[str]],
-              last_id: int) -> dict[str, Any]:
-    """The local answer and, where it was unsure, the answer to asking again once the hand-off ended."""
+async def ask(client: ReplayClient, buf: Buffer, kind: str, word: int, last_id: int) -> dict[str, Any]:
+    """The local answer and, where it was unsure, the answer to asking again once the hand-off ended (texts
+    without their first `word` characters: completion items replace the word being typed)."""
+
+    def trim(texts: list[str]) -> list[str]:
+        return [t[word:] for t in texts]
+
     local, ms = await client.ask(buf, kind)
     record = await _record(client, buf.uri, (kind,), last_id)
     row: dict[str, Any] = {"texts": trim(local), "local": trim(local), "ms": ms, "handed_off": False, "remote": False}

@@ -219,8 +219,7 @@ async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespa
         # Completion items replace the word being typed; take the inserted part after it.
         word = 0 if multi else len(task["prefix"]) - len(task["prefix"].rstrip(WORD_CHARS))
         if args.handoff:  # the local answer, and the one asked again after a hand-off (benchmarks/handoff.py)
-            answers.append(await handoff.ask(client, buf, "inline" if multi else "completion",
-                                             lambda texts, w=word: [t[w:] for t in texts], last_id))
+            answers.append(await handoff.ask(client, buf, "inline" if multi else "completion", word, last_id))
             last_id = answers[-1]["last_id"]
         else:
             texts, ms = await client.ask(buf, "inline" if multi else "completion")
