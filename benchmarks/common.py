@@ -66,3 +66,17 @@ def best_ms(fn: Any, reps: int = 30) -> float:
         mx.eval(fn())
         best = min(best, time.perf_counter() - t)
     return best * 1000
+
+
+HALF_SEED = 32  # the confidence calibration's split of the held-out files (training/confidence_fit.py)
+
+
+def heldout_half(folder: Path, half: str) -> list[Path]:
+    """One half of a language's held-out files, split by file: sorted, shuffled with a fixed seed, the first half
+    `calibration` (the confidence cut is fitted on it), the second `evaluation` (reported, never fitted on)."""
+    import random
+
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.name != "LICENCES.tsv")
+    random.Random(HALF_SEED).shuffle(files)
+    middle = len(files) // 2
+    return files[:middle] if half == "calibration" else files[middle:]

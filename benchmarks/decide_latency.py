@@ -1,8 +1,11 @@
-"""`laya/decide` latency on the inference worker: the first decision after the model loads, then warm ones.
+"""`laya/decide` latency: through the LSP with text contexts (the case apps call), and on the inference worker.
 
-    python -m benchmarks.decide_latency [--model DIR] [--repeats 12]
+    python -m benchmarks.decide_latency [--model DIR] [--repeats 12] [--parts lsp,engine]
 
-A document position in the middle of a stdlib file (`bisect.py`'s second half, at a `def `), choices of 2, 3, 4
+`lsp`: a fresh server over stdio, three apps' contexts (no document) with 3-4 choices that have descriptions,
+decided in turn (A B C A B C ...): the process's first decision, each context's first, and p50/p95 of the warm
+calls as the client sees them, with the server's prompt / reused tokens and prefill / scoring split.
+`engine`: a document position in the middle of a stdlib file (`bisect.py`'s second half, at a `def `), choices of 2, 3, 4
 and 8 names (one- and several-token options), each decided through the engine facade exactly as the LSP and
 HTTP fronts do (`Engine.submit_work` running `decisions.decide.decide_with`). The first decision of the process
 prefills the decision prompt (`decisionTokens` = 256) cold; the warm ones find it cached. Reports the first
@@ -18,6 +21,7 @@ import sys
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
 import argparse
+import asyncio
 import statistics
 import sysconfig
 import time
@@ -27,6 +31,66 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 NAMES = ["main", "parse", "helper", "run_tests", "load", "save_all", "x", "compute_totals"]
+# Three apps' calls: a context string and choices with descriptions, as a window manager, a todo app and a mail
+# client send them.
+APPS = [
+    (("You manage the windows of a desktop. The user said: put the browser next to the editor, on the left half."
+     "\nThe action to take:"),
+     [{"id": "tile-left", "description": " tile the focused window to the left half of the screen"},
+      {"id": "tile-right", "description": " tile the focused window to the right half of the screen"},
+      {"id": "maximize", "description": " maximize the focused window"},
+      {"id": "close", "description": " close the focused window"}]),
+    ("A todo list app. New item: \"pay the electricity bill before friday\".\nThe list it belongs in:",
+     [{"id": "home", "description": " home and household chores"},
+      {"id": "work", "description": " work projects and meetings"},
+      {"id": "errands", "description": " errands, shopping and payments"}]),
+    (("An email client. Message from the bank: \"your statement for november is ready to download\".\n"
+     "Where it goes:"),
+     [{"id": "inbox", "description": " the inbox, for mail that needs an answer"},
+      {"id": "updates", "description": " updates, notices and statements"},
+      {"id": "spam", "description": " spam and unwanted mail"},
+      {"id": "archive", "description": " the archive, read and done"}]),
+]
+
+
+def _pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return round(xs[int(q * (len(xs) - 1))], 2)
+
+
+async def lsp_decisions(model: str | None, rounds: int) -> dict[str, Any]:
+    """Decisions through a fresh server over stdio: contexts alternating, first calls and warm ones."""
+    from laya_lsp.replay import server_command
+    from tests.lspclient import LspClient
+
+    c = await LspClient.spawn(server_command(model), default_timeout=120)
+    try:
+        await c.initialize()
+        while (await c.call("laya/stats", {"recent": 0}))["model"] is None:
+            await asyncio.sleep(0.05)
+        calls: list[dict[str, Any]] = []
+        for r in range(rounds):
+            for i, (context, choices) in enumerate(APPS):
+                t0 = time.perf_counter()
+                await c.call("laya/decide", {"context": context, "choices": choices})
+                ms = (time.perf_counter() - t0) * 1000
+                rec = (await c.call("laya/stats", {"recent": 1}))["recent"][-1]
+                calls.append({"round": r, "app": i, "ms": round(ms, 2), "server_ms": rec["total_ms"],
+                              "prompt_tokens": rec["prompt_tokens"], "reused_tokens": rec["reused_tokens"],
+                              "prefill_ms": rec["prefill_ms"], "score_ms": rec["decode_ms"]})
+        st = await c.call("laya/stats", {"recent": 0})
+    finally:
+        await c.close()
+    warm = [x for x in calls if x["round"] > 0]
+    firsts = [x for x in calls if x["round"] == 0]
+    return {"calls": calls, "process_first_ms": calls[0]["ms"], "context_first_ms": [x["ms"] for x in firsts],
+            "warm_p50_ms": _pct([x["ms"] for x in warm], 0.5), "warm_p95_ms": _pct([x["ms"] for x in warm], 0.95),
+            "warm_server_p50_ms": _pct([x["server_ms"] for x in warm], 0.5),
+            "warm_prefill_p50_ms": _pct([x["prefill_ms"] for x in warm], 0.5),
+            "warm_score_p50_ms": _pct([x["score_ms"] for x in warm], 0.5),
+            "warm_reused_share": round(sum(x["reused_tokens"] for x in warm)
+                                       / max(1, sum(x["prompt_tokens"] for x in warm)), 3),
+            "context_cache": st.get("contextCache")}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,16 +100,36 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=None)
     ap.add_argument("--repeats", type=int, default=12)
+    ap.add_argument("--parts", default="lsp,engine")
     args = ap.parse_args(argv)
     from benchmarks.common import save
+
+    parts = set(args.parts.split(","))
+    out: dict[str, Any] = {"load_start": os.getloadavg()}
+    if "lsp" in parts:
+        out["lsp"] = lsp = asyncio.run(lsp_decisions(args.model, 1 + args.repeats))
+        print(f"LSP, context, {len(APPS)} contexts alternating: process's first {lsp['process_first_ms']:.1f} ms, "
+              f"each context's first {lsp['context_first_ms']}, warm p50 {lsp['warm_p50_ms']:.1f} ms "
+              f"p95 {lsp['warm_p95_ms']:.1f} (server {lsp['warm_server_p50_ms']:.1f}: prefill "
+              f"{lsp['warm_prefill_p50_ms']:.1f}, scoring {lsp['warm_score_p50_ms']:.1f}; reused "
+              f"{lsp['warm_reused_share']:.0%} of prompt tokens)")
+    if "engine" in parts:
+        out.update(engine_decisions(args.model, args.repeats))
+    out["load_end"] = os.getloadavg()
+    path = save("decide", out)
+    print(f"saved {path}")
+    return 0
+
+
+def engine_decisions(model: str | None, repeats: int) -> dict[str, Any]:
+    """A document position's decisions on the inference worker (the cached document case)."""
     from laya_lsp.decisions.decide import DecideRequest, Option, decide_with
     from laya_lsp.engine import Engine, EngineSettings
 
     text = (Path(sysconfig.get_paths()["stdlib"]) / "bisect.py").read_text()
     cut = text.index("def ", len(text) // 2) + 4
     engine = Engine(EngineSettings())
-    engine.load(args.model)
-    load0 = os.getloadavg()
+    engine.load(model)
 
     def decide(n: int) -> tuple[float, Any]:
         options = [Option(f"o{i}", name) for i, name in enumerate(NAMES[:n])]
@@ -62,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"first decision (3 choices): {ms:.1f} ms (prefill {st.prefill_ms:.1f}, scoring {st.decode_ms:.1f})")
         for n in (2, 3, 4, 8, 2):
             decide(n)  # this layout's first use
-            runs = [decide(n) for _ in range(args.repeats)]
+            runs = [decide(n) for _ in range(repeats)]
             ms_all = sorted(m for m, _ in runs)
             rows[str(n)] = {"p50_ms": round(statistics.median(ms_all), 2),
                             "p95_ms": round(ms_all[int(0.95 * (len(ms_all) - 1))], 2),
@@ -73,10 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         engine.shutdown()
     all_p50 = statistics.median(r["p50_ms"] for r in rows.values())
-    path = save("decide", {"first": first, "warm": rows, "warm_p50_ms_over_choice_counts": all_p50,
-                           "load_start": load0, "load_end": os.getloadavg()})
-    print(f"saved {path}")
-    return 0
+    return {"first": first, "warm": rows, "warm_p50_ms_over_choice_counts": all_p50}
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ variants so a load spike on the shared machine hits them alike):
   mlx-lm         the model's own call on mlx-lm's KVCache (k > 1: k copies of the cache, mlx-lm's batched
                  generation), log-softmax + argmax: the engine's previous decode step
   laya           the decode core's branch step through the adapter (compiled fixed-shape step, branches sharing
-                 the prompt in place; on a GPU with the server's fixed shapes, engine/model.py WarmPlan)
+                 the prompt in place; on a GPU with the server's fixed shapes, engine/loading/model.py
+                 WarmPlan)
   laya-eager     the same step without mx.compile: what compiling buys
   laya-overlap   the compiled step driven like mlx-lm's generate_step (build step n+1, async_eval, then read step
                  n): what overlapping buys (the decode core reads each step at once; one step fewer at the end)
@@ -61,8 +62,8 @@ class Bench:
 
         from laya_lsp.device import device_defaults, mlx_device_kind
         from laya_lsp.engine import EngineSettings
-        from laya_lsp.engine.adapter import StepModel, decode_model
-        from laya_lsp.engine.model import load_model
+        from laya_lsp.engine.decoding.adapter import StepModel, decode_model
+        from laya_lsp.engine.loading.model import load_model
 
         self.lm = load_model(model_dir)
         self.model = self.lm.model
@@ -80,8 +81,8 @@ class Bench:
         """A document whose cache holds `ctx` prompt tokens, and the logits after them."""
         from mlx_lm.models.cache import make_prompt_cache
 
-        from laya_lsp.engine.cache import DocumentCache
-        from laya_lsp.engine.decode import CancelToken, prefill_chunked
+        from laya_lsp.engine.caches.prompt_caches import DocumentCache
+        from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
 
         doc = DocumentCache(make_prompt_cache(self.model))
         pre = prefill_chunked(self.model, doc, _ids(ctx, self.vocab, salt), 256, CancelToken())
@@ -89,7 +90,7 @@ class Bench:
 
     # -- per-step timers: each returns the wall time of every step -------------------------------------------
     def mlx_lm(self, ctx: int, k: int, steps: int) -> list[float]:
-        from laya_lsp.engine.adapter import repeat_cache
+        from laya_lsp.engine.decoding.adapter import repeat_cache
 
         mx = self.mx
         doc, _ = self.doc(ctx)
@@ -109,7 +110,7 @@ class Bench:
         return times
 
     def laya(self, ctx: int, k: int, steps: int, eager: bool = False) -> list[float]:
-        from laya_lsp.engine.decode import CancelToken, DecodeSettings, branch_steps, first_tokens
+        from laya_lsp.engine.decoding.decode import CancelToken, DecodeSettings, branch_steps, first_tokens
 
         dm = self.eager if eager else self.compiled
         assert dm is not None, "no eager step for this architecture"
@@ -128,7 +129,7 @@ class Bench:
         return times
 
     def laya_overlap(self, ctx: int, k: int, steps: int, dm: Any = None) -> list[float]:
-        from laya_lsp.engine.adapter import BranchStep
+        from laya_lsp.engine.decoding.adapter import BranchStep
 
         mx, dm = self.mx, dm or self.compiled
         doc, _ = self.doc(ctx)
@@ -149,8 +150,8 @@ class Bench:
 
     def keystroke(self, ctx: int, fold: bool, new: int = 2) -> float:
         """Seconds from a keystroke's `new` prompt tokens to the first token's logits (evaluated)."""
-        from laya_lsp.engine.adapter import backbone
-        from laya_lsp.engine.decode import CancelToken, run_alone, warm_steps
+        from laya_lsp.engine.decoding.adapter import backbone
+        from laya_lsp.engine.decoding.decode import CancelToken, run_alone, warm_steps
 
         mx = self.mx
         doc, _ = self.doc(ctx)
@@ -168,7 +169,7 @@ class Bench:
 
     def documents(self, ctx: int, n: int, batched: bool) -> float:
         """Seconds for one k=1 step of each of `n` documents: one batched step, or one step each."""
-        from laya_lsp.engine.adapter import BranchStep
+        from laya_lsp.engine.decoding.adapter import BranchStep
 
         mx, dm = self.mx, self.compiled
         docs = [self.doc(ctx, salt=i)[0] for i in range(n)]
@@ -329,7 +330,7 @@ def main() -> int:
     from laya_lsp.bootstrap import use_fast_blas
 
     use_fast_blas()  # the same BLAS set-up as `laya-lsp`, before MLX is imported
-    from laya_lsp.engine.model import resolve_model
+    from laya_lsp.engine.loading.model import resolve_model
 
     if args.gpu:
         print(json.dumps(run_gpu(str(resolve_model(args.model)), args.repeats or 3, 8 if args.quick else 24)))

@@ -29,11 +29,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import save
-from laya_lsp.engine.context import ContextWindow
-from laya_lsp.engine.cuts import CutRule
-from laya_lsp.engine.fim import PromptBuilder, detect_fim
-from laya_lsp.engine.model import resolve_model
-from laya_lsp.engine.tokenizer import Tokenizer, load_tokenizer
+from laya_lsp.engine.caches.context_window import ContextWindow
+from laya_lsp.engine.loading.cuts import CutRule
+from laya_lsp.engine.loading.fim import PromptBuilder, detect_fim
+from laya_lsp.engine.loading.model import resolve_model
+from laya_lsp.engine.loading.tokenizer import Tokenizer, load_tokenizer
 
 SOURCE = Path(sysconfig.get_paths()["stdlib"]) / "textwrap.py"
 

@@ -42,7 +42,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from benchmarks import deep_lines, quality_names
-from benchmarks.common import load_result, save
+from benchmarks.common import heldout_half, load_result, save
 from laya_lsp.replay import LANGUAGES, Buffer, ReplayClient, server_command
 from laya_lsp.syntax import SyntaxDocument, plan_completion
 from laya_lsp.syntax.context import cursor_context, leading_ws, width
@@ -127,7 +127,8 @@ def load_tasks(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
         sets["heldout-names"] = quality_names.name_tasks(rows)[: args.limit_heldout]
     sets["file-lines"] = file_line_tasks(args.files, args.limit_files)
     for folder in sorted(p for p in HELDOUT_FILES.iterdir() if p.is_dir()) if HELDOUT_FILES.exists() else []:
-        sets[f"files-{folder.name}"] = file_line_tasks([str(folder / "*")], args.limit_files)  # one set a language
+        files = [str(f) for f in heldout_half(folder, args.files_half)] if args.files_half else [str(folder / "*")]
+        sets[f"files-{folder.name}"] = file_line_tasks(files, args.limit_files)  # one set a language
     if DEEP.exists():  # whole held-out files, the cursor deep in them (benchmarks/deep_lines.py)
         sets.update(deep_lines.load_sets(args.limit_heldout))
     return sets
@@ -365,6 +366,8 @@ def main() -> int:
     p.add_argument("--evals", default=str(EVALS), help="folder of the HumanEval infilling files (default: ../shared/evals)")
     p.add_argument("--split", choices=["dev", "test"], help="only the tasks of this split (benchmarks/quality_names.py)")
     p.add_argument("--sets", nargs="+", help="only these sets (default: all)")
+    p.add_argument("--files-half", choices=["calibration", "evaluation"],
+                   help="files-<language>: only this half of the held-out files (benchmarks/common.py heldout_half)")
     p.add_argument("--save-as", default="quality", help="results name: benchmarks/results/<date>-<name>.json")
     p.add_argument("--settings", default="{}", help="laya settings (JSON) over the run's own, e.g. '{\"draftTokens\": 0}'")
     args = p.parse_args()

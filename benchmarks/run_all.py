@@ -322,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.peers.prompts import file_near_tokens, keystroke_prompts, line_hint_for
     from laya_lsp.blas import active_blas
     from laya_lsp.engine import resolve_model
-    from laya_lsp.engine.model import load_model
+    from laya_lsp.engine.loading.model import load_model
 
     settings = bootstrap.resolve_settings(args.settings, args.model)
     model_path = resolve_model(settings.model or None, settings.allow_download)

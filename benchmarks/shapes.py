@@ -186,11 +186,11 @@ def decode_breakdown(model_dir: str, contexts: tuple[int, ...] = (64, 1024), rep
     import mlx.core as mx
     from mlx_lm.models.cache import make_prompt_cache
 
-    from laya_lsp.engine.adapter import StepModel, decode_model
-    from laya_lsp.engine.cache import DocumentCache
-    from laya_lsp.engine.decode import CancelToken, prefill_chunked
-    from laya_lsp.engine.model import load_model as load_laya
-    from laya_lsp.engine.step import BLOCK
+    from laya_lsp.engine.caches.prompt_caches import DocumentCache
+    from laya_lsp.engine.decoding.adapter import StepModel, decode_model
+    from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
+    from laya_lsp.engine.decoding.step import BLOCK
+    from laya_lsp.engine.loading.model import load_model as load_laya
 
     lm = load_laya(model_dir)
     model, config = lm.model, lm.config
@@ -258,7 +258,7 @@ def decode_breakdown(model_dir: str, contexts: tuple[int, ...] = (64, 1024), rep
 
 def _laya_step_ms(dm: Any, doc: Any, logits: Any, k: int, reps: int) -> float:
     """Median ms of laya's compiled branch step (decode core included) on a document's cache."""
-    from laya_lsp.engine.decode import CancelToken, DecodeSettings, branch_steps, first_tokens
+    from laya_lsp.engine.decoding.decode import CancelToken, DecodeSettings, branch_steps, first_tokens
 
     times: list[float] = []
     for _ in range(max(1, reps // 10)):

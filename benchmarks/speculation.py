@@ -4,7 +4,8 @@
 
 1. Verify cost: the compiled step of one branch feeding its newest token plus a draft of R-1 tokens (R rows at
    consecutive positions, every row's logits kept) against the 1-row step, context 64 and ~1000, repeats
-   interleaved; median ms and the ratio to one row. `engine/draft.py`'s ROW_COST comes from these ratios.
+   interleaved; median ms and the ratio to one row. `engine/decoding/draft.py`'s ROW_COST comes from these
+   ratios.
 2. The typing replay's prompts (the same ones `run_all`'s peers answer: 1 buffer and 3 buffers) through the
    engine alone, one request at a time, k = 1, 2 and 5, with drafts off (`draftTokens` 0) and on (8), runs
    alternating: p50 latency, decode ms per token (decode time over tokens written), tokens per forward step,
@@ -34,10 +35,10 @@ def verify_cost(model_dir: str, repeats: int, log: Any = print) -> dict[str, Any
     import mlx.core as mx
     from mlx_lm.models.cache import make_prompt_cache
 
-    from laya_lsp.engine.adapter import BranchStep, decode_model
-    from laya_lsp.engine.cache import DocumentCache
-    from laya_lsp.engine.decode import CancelToken, prefill_chunked
-    from laya_lsp.engine.model import load_model
+    from laya_lsp.engine.caches.prompt_caches import DocumentCache
+    from laya_lsp.engine.decoding.adapter import BranchStep, decode_model
+    from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
+    from laya_lsp.engine.loading.model import load_model
 
     lm = load_model(model_dir)
     dm = decode_model(lm.model)
@@ -159,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=None)
     args = ap.parse_args(argv)
     from benchmarks.common import save
-    from laya_lsp.engine.model import load_model, resolve_model
+    from laya_lsp.engine.loading.model import load_model, resolve_model
 
     model_dir = str(resolve_model(args.model))
     repeats = args.repeats or (1 if args.quick else 2)

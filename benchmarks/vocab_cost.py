@@ -39,7 +39,7 @@ def _pick(logits: Any) -> Any:
     """What a decode step does with its logits (decode.branch_steps, greedy): normalise, pick, read the pick."""
     import mlx.core as mx
 
-    from laya_lsp.engine.logprobs import log_softmax
+    from laya_lsp.engine.decoding.logprobs import log_softmax
 
     lp = log_softmax(logits)
     tokens = mx.argmax(lp, axis=-1)
@@ -51,7 +51,7 @@ def _keep_quantized(lm: Any, head_too: bool) -> None:
     dequantize whole on a CPU): the output head in fp32, or quantized too (`head_too`)."""
     import mlx.core as mx
 
-    from laya_lsp.engine.weights import dequantize, load_weights
+    from laya_lsp.engine.loading.weights import dequantize, load_weights
 
     model = load_weights(Path(lm.path), lm.config)
     model.set_dtype(mx.float32)
@@ -69,13 +69,13 @@ def split_worker(model_dir: str, keep: str = "") -> dict[str, Any]:
     from mlx_lm.models.cache import make_prompt_cache
 
     from benchmarks.shapes import _laya_step_ms
-    from laya_lsp.engine.adapter import decode_model
-    from laya_lsp.engine.cache import DocumentCache
-    from laya_lsp.engine.context import ContextWindow
-    from laya_lsp.engine.decode import CancelToken, prefill_chunked
-    from laya_lsp.engine.model import WarmPlan, load_model, warm_up
-    from laya_lsp.engine.score import score_options
-    from laya_lsp.engine.weights import head_module
+    from laya_lsp.engine.caches.context_window import ContextWindow
+    from laya_lsp.engine.caches.prompt_caches import DocumentCache
+    from laya_lsp.engine.decoding.adapter import decode_model
+    from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
+    from laya_lsp.engine.decoding.score import score_options
+    from laya_lsp.engine.loading.model import WarmPlan, load_model, warm_up
+    from laya_lsp.engine.loading.weights import head_module
 
     t0 = time.perf_counter()
     lm = load_model(model_dir)
@@ -148,7 +148,7 @@ def decide_worker(model_dir: str) -> dict[str, Any]:
     """decide on its calibration set (decisions/calibration_set.jsonl): accuracy, NLL and mean confidence."""
     import math
 
-    from laya_lsp.decisions.calibrate import report, score_set
+    from laya_lsp.calibrate import report, score_set
 
     _, rows = score_set(model_dir)
     res = report(rows)["total"]
@@ -170,7 +170,7 @@ def _run(fn: str, *args: Any, timeout: float = 600) -> dict[str, Any]:
 
 def split_section(log: Any) -> dict[str, Any]:
     from benchmarks.checkpoints import checkpoint
-    from laya_lsp.engine.model import DEFAULT_MODEL_DIR
+    from laya_lsp.engine.loading.model import DEFAULT_MODEL_DIR
 
     rows = {"default (8,192 tokens)": _run("split", str(DEFAULT_MODEL_DIR)),
             "qwen tiny bf16 (151,936 tokens)": _run("split", str(checkpoint("tiny")))}
@@ -189,7 +189,7 @@ def split_section(log: Any) -> dict[str, Any]:
 def decide_section(log: Any) -> dict[str, Any]:
     """The embedded model (trained weights) in float and quantized by mlx_lm.convert at each bit width."""
     from benchmarks.checkpoints import convert
-    from laya_lsp.engine.model import DEFAULT_MODEL_DIR
+    from laya_lsp.engine.loading.model import DEFAULT_MODEL_DIR
 
     rows = {"float": _run("decide", str(DEFAULT_MODEL_DIR))}
     base = Path("/tmp") / "laya-default-quantized"
@@ -232,10 +232,10 @@ def brought_worker(model_dir: str, keep: str = "") -> dict[str, Any]:
     from mlx_lm.models.cache import make_prompt_cache
 
     from benchmarks.shapes import _laya_step_ms
-    from laya_lsp.engine.adapter import decode_model
-    from laya_lsp.engine.cache import DocumentCache
-    from laya_lsp.engine.decode import CancelToken, prefill_chunked
-    from laya_lsp.engine.model import WarmPlan, load_model, warm_up
+    from laya_lsp.engine.caches.prompt_caches import DocumentCache
+    from laya_lsp.engine.decoding.adapter import decode_model
+    from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
+    from laya_lsp.engine.loading.model import WarmPlan, load_model, warm_up
 
     lm = load_model(model_dir)
     if keep:

@@ -31,8 +31,9 @@ class DeviceDefaults:
     # links the reference BLAS.
     preload_blas: bool
     # Caches at one fixed size, prompt chunks through the compiled step and every step shape warmed at load
-    # (engine/model.py warm_up): a GPU stalls on each new shape (a trace, attention plans, kernel compiles); on
-    # the CPU a new shape costs only a trace, and fixed-size caches would cost attention time and memory.
+    # (engine/loading/model.py warm_up): a GPU stalls on each new shape (a trace, attention plans, kernel
+    # compiles); on the CPU a new shape costs only a trace, and fixed-size caches would cost attention time
+    # and memory.
     fixed_shapes: bool = False
     # Quantized layers are dequantized to `dtype` (MLX's quantized CPU kernels cost more per row than an fp32
     # BLAS product and grow with every row; GPUs read quantized weights faster): all of them when the float

@@ -242,13 +242,16 @@ RECORD = {
 CUSTOM_RESULT_SCHEMAS: dict[str, dict] = {
     "laya/stats": {
         "type": "object",
-        "required": ["summary", "recent", "documents", "cacheBytesTotal", "cacheBudgetBytes", "queue", "model"],
+        "required": ["summary", "recent", "documents", "contextCache", "cacheBytesTotal", "cacheBudgetBytes", "queue",
+                     "model"],
         "properties": {
             "summary": {"type": "object", "required": ["requests", "by_status"]},
             "recent": {"type": "array", "items": RECORD},
             "documents": {"type": "array", "items": {
                 "type": "object", "required": ["uri", "cacheBytes"], "additionalProperties": False,
                 "properties": {"uri": {"type": "string"}, "cacheBytes": INT}}},
+            "contextCache": {"type": "object", "required": ["prompts", "bytes"], "additionalProperties": False,
+                             "properties": {"prompts": INT, "bytes": INT}},
             "cacheBytesTotal": INT, "cacheBudgetBytes": INT, "evictions": INT,
             "queue": {"type": "object", "required": ["queued"], "properties": {
                 "queued": INT, "running": {"type": ["string", "null"]}, "runningTokens": INT, "dropped": INT,

@@ -6,7 +6,11 @@ Read from the source with `ast`, so a violation names the file and line:
   no import of its modules, no reaching for its scheduler, cache store or model object;
 - outside orchestrator/, the orchestrator is used only through `laya_lsp.orchestrator` (no import of its modules);
 - engine/ never imports pygls, lsprotocol or a front; syntax/ never imports MLX or the engine;
-- the orchestrator and the decisions know no protocol; decisions never import the orchestrator or a front;
+- the orchestrator and the decisions know no protocol; decisions never import the orchestrator, a front or the
+  wiring (bootstrap: tools that start a server live at the package's top, beside it);
+- no import cycle anywhere in the package, counting imports inside functions and under TYPE_CHECKING (a cycle
+  broken only by deferring an import is still two modules that need each other);
+- engine/ keeps at most 12 modules at its top (the rest live in its rooms: loading, caches, decoding, scheduling);
 - a private member (`_name`) is used only in the file that defines it, `self._name` included: libraries are
   used through their public API; each exception is in ALLOWED_PRIVATE with its reason. No class swaps.
 """
@@ -23,7 +27,7 @@ ENGINE_INTERNALS = {"scheduler", "caches", "lm"}  # Engine attributes that only 
 FACADES = ("laya_lsp.engine", "laya_lsp.orchestrator")  # packages used from outside through __init__ only
 # (file, private name) used where it is not defined -> why it cannot be avoided.
 ALLOWED_PRIVATE = {
-    ("laya_lsp/lsp/protocol.py", "_request_futures"):
+    ("laya_lsp/lsp/pygls_workarounds.py", "_request_futures"):
         "pygls 2.1.1 never removes notification handler futures from this table (a Future per keystroke) and "
         "offers no public way to; read with getattr, tripwire in tests/test_rel_soak.py, upstream report in "
         "docs/architecture.md",
@@ -99,16 +103,99 @@ def test_a_facade_package_is_reached_only_through_its_init(facade: str):
 
 @pytest.mark.parametrize(("where", "forbidden"), [
     ("laya_lsp.engine", PROTOCOLS + ("laya_lsp.lsp", "laya_lsp.http", "laya_lsp.orchestrator",
-                                     "laya_lsp.decisions", "laya_lsp.syntax")),
+                                     "laya_lsp.decisions", "laya_lsp.syntax", "laya_lsp.bootstrap")),
     ("laya_lsp.syntax", ("mlx", "mlx_lm", "laya_lsp.engine") + PROTOCOLS),
     ("laya_lsp.orchestrator", PROTOCOLS + ("laya_lsp.lsp", "laya_lsp.http", "mlx", "mlx_lm")),
-    ("laya_lsp.decisions", PROTOCOLS + ("laya_lsp.lsp", "laya_lsp.http", "laya_lsp.orchestrator", "mlx", "mlx_lm")),
+    ("laya_lsp.decisions", PROTOCOLS + ("laya_lsp.lsp", "laya_lsp.http", "laya_lsp.orchestrator", "laya_lsp.bootstrap",
+                                        "mlx", "mlx_lm")),
     ("laya_lsp.lsp", ("laya_lsp.http", "fastapi", "mlx", "mlx_lm")),
     ("laya_lsp.http", ("laya_lsp.lsp", "pygls", "lsprotocol", "mlx", "mlx_lm")),
 ])
 def test_arrows_point_one_way(where: str, forbidden: tuple[str, ...]):
     bad = _violations(where, forbidden)
     assert not bad, "\n".join(bad)
+
+
+def _module_edges(sources: list[tuple[str, Path, ast.Module]]) -> dict[str, set[str]]:
+    """module -> the package's modules it imports, wherever the import statement is (top level, inside a
+    function, under TYPE_CHECKING). `from p import x` points at module p.x when there is one, else at p."""
+    known = {module for module, _path, _tree in sources}
+    edges: dict[str, set[str]] = {}
+    for module, path, tree in sources:
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        out: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                out |= {alias.name for alias in node.names if alias.name in known}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join(anchor + ([node.module] if node.module else []))
+                for alias in node.names:
+                    if f"{base}.{alias.name}" in known:
+                        out.add(f"{base}.{alias.name}")
+                    elif base in known:
+                        out.add(base)
+        edges[module] = out - {module}
+    return edges
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """One import cycle (as a path a -> b -> ... -> a) per strongly connected group of modules."""
+    found: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                cycle = path[path.index(nxt):] + [nxt]
+                if not any(set(cycle) <= set(c) for c in found):
+                    found.append(cycle)
+            elif nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles():
+    cycles = _cycles(_module_edges(SOURCES))
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_sees_imports_inside_functions_and_type_checking():
+    """A cycle closed by an import in a function body, or under TYPE_CHECKING, is found; a package module's
+    `from . import sibling` points at the sibling, not at the package."""
+    files = {
+        "p/__init__.py": "from .a import A\n",
+        "p/a.py": "from . import b\nclass A: ...\n",
+        "p/b.py": "def f():\n    from .c import C\n",
+        "p/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import A\nclass C: ...\n",
+        "p/d.py": "from .a import A\n",
+    }
+    sources = [(_module_name_in(Path(name)), Path(name), ast.parse(text)) for name, text in files.items()]
+    assert _cycles(_module_edges(sources)) == [["p.a", "p.b", "p.c", "p.a"]]
+    sources = [s for s in sources if s[0] != "p.c"]
+    assert _cycles(_module_edges(sources)) == []
+
+
+def _module_name_in(rel: Path) -> str:
+    parts = list(rel.with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_the_engine_keeps_its_modules_in_rooms():
+    top = [p.name for p in (PACKAGE / "engine").iterdir()
+           if (p.suffix == ".py") or (p.is_dir() and (p / "__init__.py").exists())]
+    assert len(top) <= 12, f"engine/ has {len(top)} modules at its top: {sorted(top)}"
 
 
 def _private(name: object) -> bool:
@@ -191,4 +278,5 @@ def test_the_checks_see_the_package():
             "laya_lsp.syntax.document", "laya_lsp.decisions.resolve"} <= names
     engine_imports = {name for name, _line in _imports(*next((m, p, t) for m, p, t in SOURCES
                                                               if m == "laya_lsp.engine.engine"))}
-    assert "laya_lsp.engine.scheduler" in engine_imports  # relative imports resolve to absolute names
+    # relative imports resolve to absolute names
+    assert "laya_lsp.engine.scheduling.scheduler" in engine_imports

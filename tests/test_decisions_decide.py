@@ -1,5 +1,5 @@
 """`laya/decide` end to end over stdio: result shape, calibrated scores, threshold, document contexts that share
-the document's cache, bad params; and, with the trained default model, that it picks the obvious choice."""
+the document's cache, text contexts whose KV state is kept for the next call, bad params; and, with the trained default model, that it picks the obvious choice."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from laya_lsp.engine.model import DEFAULT_MODEL_DIR
+from laya_lsp.engine.loading.model import DEFAULT_MODEL_DIR
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -72,6 +72,28 @@ async def test_document_position_shares_the_document_cache_without_disturbing_it
     recent = [r for r in (await stats(client, recent=8))["recent"] if r["doc"] == uri]
     decides = [r for r in recent if r["kind"] == "decide"]
     assert len(decides) == 2 and all(r["reused_tokens"] > 0 for r in decides)
+
+
+WM = "A window manager. The user said: put the browser on the left half of the screen.\nThe action:"
+WM_CHOICES = [{"id": "left", "description": " tile the window to the left half"},
+              {"id": "right", "description": " tile the window to the right half"},
+              {"id": "max", "description": " maximize the window"}]
+
+
+async def test_a_context_asked_again_reuses_its_kv_state_and_answers_as_cold(client: LanguageClient):
+    cold = await decide(client, {"context": WM, "choices": WM_CHOICES, "threshold": 0})
+    warm = await decide(client, {"context": WM, "choices": WM_CHOICES, "threshold": 0})
+    longer = await decide(client, {"context": WM + " tile", "choices": WM_CHOICES, "threshold": 0})
+    st = await stats(client, recent=3)
+    first, again, extended = st["recent"]
+    assert first["reused_tokens"] == 0 < first["prompt_tokens"]
+    # All but the last token: its logits start the scoring.
+    assert again["reused_tokens"] == again["prompt_tokens"] - 1
+    assert extended["reused_tokens"] == first["prompt_tokens"], "a longer context reuses the one asked before"
+    assert warm["choice"] == cold["choice"]
+    assert [s["score"] for s in warm["scores"]] == pytest.approx([s["score"] for s in cold["scores"]], abs=1e-4)
+    assert longer["scores"] and st["contextCache"]["prompts"] >= 1
+    assert 0 < st["contextCache"]["bytes"] <= st["cacheBytesTotal"] <= st["cacheBudgetBytes"]
 
 
 @pytest.mark.parametrize("params", [

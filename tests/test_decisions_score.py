@@ -1,5 +1,7 @@
-"""engine/score.py on its own: batched option scores equal one-at-a-time full forward passes; the document
-cache is reused and left covering the prompt only; constrained decoding obeys its processor."""
+"""engine/decoding/score.py on its own: batched option scores equal one-at-a-time full forward passes; the
+document cache is reused and left covering the prompt only; constrained decoding obeys its processor; prompts
+asked without a document are kept (prompt_caches.ContextCache: bounded, reused by prefix, scoring as a cold
+cache does)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,9 @@ import pytest
 from conftest import TINY_MODEL
 from mlx_lm.models.cache import make_prompt_cache
 
-from laya_lsp.engine.cache import DocumentCache
-from laya_lsp.engine.model import load_model
-from laya_lsp.engine.score import constrained_decode, score_options
+from laya_lsp.engine.caches.prompt_caches import CacheStore, ContextCache, DocumentCache
+from laya_lsp.engine.decoding.score import constrained_decode, score_options
+from laya_lsp.engine.loading.model import load_model
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +67,7 @@ def test_calibration_fit_recovers_a_known_temperature():
     """Answers drawn from softmax(s / 2) for fixed scores: the fitted temperature comes out near 2."""
     import random
 
-    from laya_lsp.decisions.calibrate import ece, fit, nll
+    from laya_lsp.calibrate import ece, fit, nll
     from laya_lsp.decisions.decide import softmax
 
     rng = random.Random(7)
@@ -98,8 +100,8 @@ def test_a_diverging_prompt_leaves_the_document_cache_as_it_was(lm):
 def test_every_adapter_scores_continuations_alike(lm):
     """The compiled step's branches over the cached prompt and the plain adapter's padded batch in cache copies
     give the same logits for every option token."""
-    from laya_lsp.engine.adapter import PlainModel, StepModel
-    from laya_lsp.engine.decode import CancelToken, prefill_chunked
+    from laya_lsp.engine.decoding.adapter import PlainModel, StepModel
+    from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
 
     enc = lm.builder.encode
     prompt = enc("def add(a, b):\n    return a")
@@ -113,3 +115,51 @@ def test_every_adapter_scores_continuations_alike(lm):
         if x:
             assert a.shape == b.shape == (len(x), a.shape[-1])
             assert mx.allclose(a, b, atol=1e-3).item()
+
+
+def test_kept_contexts_answer_as_a_cold_cache_does(lm):
+    """A prompt asked again, one extending it and one it extends reuse the kept KV state (all but the last
+    token, whose logits start the scoring), and score as a scratch cache does."""
+    enc = lm.builder.encode
+    base = enc("A window manager. The user said: put the browser on the left half of the screen.\nAction:")
+    options = [enc(" tile left"), enc(" tile right"), enc(" maximize the window"), enc(" close it")]
+    contexts = ContextCache(1 << 30)
+    cases = [(base, 0), (base, len(base) - 1), (base + enc(" now"), len(base)), (base[:12], 11)]
+    for prompt, reused in cases:
+        kept = score_options(lm, None, prompt, options, contexts=contexts)
+        cold = score_options(lm, None, prompt, options)
+        assert (kept.reused_tokens, cold.reused_tokens) == (reused, 0), prompt
+        assert [s.logprob for s in kept.scores] == pytest.approx([s.logprob for s in cold.scores], abs=1e-4)
+    # base + " now" replaced base (it holds it too); the 12-token prefix is its own entry (mlx-lm keeps both).
+    assert len(contexts) == 2
+
+
+def test_constrained_decoding_reuses_a_kept_context(lm):
+    prompt = lm.builder.encode("def add(a, b):\n    return")
+    contexts = ContextCache(1 << 30)
+
+    def run(ctx: ContextCache | None):
+        return constrained_decode(lm, None, prompt, lambda _t, logits: logits, lambda t: False, 6, contexts=ctx)
+
+    first, again, cold = run(contexts), run(contexts), run(None)
+    assert (first.reused_tokens, again.reused_tokens) == (0, len(prompt) - 1)
+    assert first.ids == again.ids == cold.ids
+
+
+def test_kept_contexts_are_bounded_in_count_and_bytes_and_give_way_to_documents(lm):
+    enc = lm.builder.encode
+    options = [enc(" yes"), enc(" no")]
+    contexts = ContextCache(1 << 30, max_size=3)
+    for i in range(5):
+        score_options(lm, None, enc(f"question {i}: is it so?"), options, contexts=contexts)
+    assert len(contexts) == 3
+    store = CacheStore(lm.model, 1 << 30)
+    for i in range(4):
+        score_options(lm, None, enc(f"question {i}: is it so?"), options, contexts=store.contexts)
+    one = store.contexts.nbytes // 4
+    doc = store.get("a.py")
+    score_options(lm, doc, enc("x = 1\n" * 40), options)
+    store.budget_bytes = doc.nbytes + 2 * one
+    store.enforce_budget(keep="a.py")
+    assert len(store.contexts) == 2 and store.total_bytes() <= store.budget_bytes
+    assert "a.py" in store, "the document stays: contexts give way first"

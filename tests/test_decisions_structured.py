@@ -55,6 +55,16 @@ async def test_todo_sentence_to_fields(client: LanguageClient):
     assert rec["kind"] == "structured" and rec["extra"]["mask_ms_per_token"] > 0
 
 
+async def test_a_prompt_asked_again_reuses_its_kv_state_and_answers_the_same(client: LanguageClient):
+    params = {"prompt": "# todo: water the plants on friday morning before work\n", "schema": TODO, "maxTokens": 48}
+    first = await structured(client, params)
+    again = await structured(client, params)
+    assert again["text"] == first["text"]
+    cold, warm = (await stats(client, recent=2))["recent"]
+    # The first shares only "# todo: " with the test before it; the second all but the token scoring starts from.
+    assert cold["reused_tokens"] < warm["reused_tokens"] == warm["prompt_tokens"] - 1
+
+
 async def test_a_budget_of_one_token_is_closed_by_the_grammar(client: LanguageClient):
     r = await structured(client, {"prompt": "x = ", "schema": TODO, "maxTokens": 1})
     check(r, TODO)

@@ -75,7 +75,7 @@ def test_tokenizer_round_trips_code(loaded, text: str) -> None:
 
 
 def test_fim_detection_picks_qwen_format(loaded) -> None:
-    fim = pytest.importorskip("laya_lsp.engine.fim")
+    fim = pytest.importorskip("laya_lsp.engine.loading.fim")
     _, tok = loaded
     cfg = json.loads((MODEL_DIR / "config.json").read_text())
     fmt = fim.detect_fim(tok, cfg)
@@ -152,7 +152,7 @@ def test_a_space_typed_before_the_cursor_is_healed():
     the healed answer is the model's answer after `return` (whose best first token starts with a space)
     without that space."""
     from laya_lsp.engine import CompletionRequest, Engine, EngineSettings
-    from laya_lsp.engine.healing import trailing_blanks
+    from laya_lsp.engine.decoding.healing import trailing_blanks
 
     assert trailing_blanks("    return ") == " " and trailing_blanks("x = 1\n    ") == "" and trailing_blanks("a") == ""
     text = ("import os\n\ndef list_python_files(folder):\n"

@@ -14,9 +14,9 @@ from conftest import TINY_MODEL
 from mlx_lm.models.cache import make_prompt_cache
 
 from laya_lsp.engine import CompletionRequest, Engine, EngineSettings
-from laya_lsp.engine.adapter import DecodeModel, PlainModel, StepModel, decode_model
-from laya_lsp.engine.cache import DocumentCache
-from laya_lsp.engine.decode import (
+from laya_lsp.engine.caches.prompt_caches import DocumentCache
+from laya_lsp.engine.decoding.adapter import DecodeModel, PlainModel, StepModel, decode_model
+from laya_lsp.engine.decoding.decode import (
     Branch,
     Cancelled,
     CancelToken,
@@ -24,8 +24,8 @@ from laya_lsp.engine.decode import (
     complete_steps,
     run_alone,
 )
-from laya_lsp.engine.model import load_model
-from laya_lsp.engine.stop import LineStop
+from laya_lsp.engine.decoding.stop import LineStop
+from laya_lsp.engine.loading.model import load_model
 
 
 @pytest.fixture(scope="module")

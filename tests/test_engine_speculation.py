@@ -23,11 +23,11 @@ from mlx_lm.models.cache import make_prompt_cache
 from test_engine_exact import _edit, _stop, _vocab, reference
 
 from laya_lsp.engine import CompletionRequest, Engine, EngineSettings, NameSet, NameSteer
-from laya_lsp.engine.adapter import decode_model
-from laya_lsp.engine.cache import DocumentCache
-from laya_lsp.engine.decode import CancelToken, DecodeSettings, Draft, complete_steps, run_alone
-from laya_lsp.engine.draft import DraftPolicy, PromptLookup, find_after
-from laya_lsp.engine.model import load_model
+from laya_lsp.engine.caches.prompt_caches import DocumentCache
+from laya_lsp.engine.decoding.adapter import decode_model
+from laya_lsp.engine.decoding.decode import CancelToken, DecodeSettings, Draft, complete_steps, run_alone
+from laya_lsp.engine.decoding.draft import DraftPolicy, PromptLookup, find_after
+from laya_lsp.engine.loading.model import load_model
 
 
 @pytest.fixture(scope="module")
@@ -168,8 +168,8 @@ def test_engine_answers_the_same_with_and_without_speculation():
 
 @pytest.mark.parametrize("penalty", [math.inf, 4.0])
 def test_name_steering_answers_the_same_with_and_without_speculation(penalty: float):
-    """The analysis' steering processor (engine/names.py) is applied to every verified position with that
-    position's own history: steered answers are the same with drafts on and off (mask and bias)."""
+    """The analysis' steering processor (engine/decoding/names.py) is applied to every verified position with
+    that position's own history: steered answers are the same with drafts on and off (mask and bias)."""
     text = "def add(a, b):\n    return a + b\n\n\nx = add(1, 2)\ny = add(x, 3)\nz = "
     steer = NameSteer(scope=NameSet(frozenset({"add", "x", "y", "zeta"}), penalty))
     answers: dict[int, list[list[tuple[str, float]]]] = {}

@@ -76,3 +76,15 @@ async def test_no_step_is_traced_after_warm_up_while_typing(client: LanguageClie
         assert steps["warmUpTraces"] > 0 and steps["traces"] == steps["warmUpTraces"], steps
     else:  # caches grow by blocks and documents batch in new combinations: the counter sees the traces
         assert steps["traces"] > steps["warmUpTraces"], steps
+
+
+async def test_a_kept_context_decides_as_cold_with_fixed_shapes(client: LanguageClient):
+    """A kept context is stored at its prompt's size and brought back to the fixed capacity when reused."""
+    await _start(client, "on")
+    params = {"context": "def area(width, height):\n    return", "threshold": 0,
+              "choices": [{"id": "mul", "description": " width * height"}, {"id": "add", "description": " width + 1"}]}
+    cold = await client.protocol.send_request_async("laya/decide", params)
+    warm = await client.protocol.send_request_async("laya/decide", params)
+    first, again = (await stats(client, recent=2))["recent"]
+    assert (first["reused_tokens"], again["reused_tokens"]) == (0, again["prompt_tokens"] - 1)
+    assert [s.score for s in warm.scores] == pytest.approx([s.score for s in cold.scores], abs=1e-4)

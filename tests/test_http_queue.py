@@ -10,7 +10,7 @@ import time
 import pytest
 from httphelpers import HttpServer, raw_request, read_status, wait_idle
 
-from laya_lsp.engine.adapter import MAX_TAIL_ROWS  # a prefill run to its end caches all but these
+from laya_lsp.engine.decoding.adapter import MAX_TAIL_ROWS  # a prefill run to its end caches all but these
 
 # Trigger rules off: every request runs the model (the tests count prefilled tokens); post-processing stays on.
 SLOW = {"triggerRules": False, "prefillChunk": 8, "contextTokens": 4096, "speculative": False, "typedThrough": False,

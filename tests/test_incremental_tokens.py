@@ -18,11 +18,11 @@ from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, tra
 from tokenizers import Tokenizer as RustTokenizer
 
 from benchmarks.checkpoints import tokenizer_dir
-from laya_lsp.engine.context import ContextWindow
-from laya_lsp.engine.cuts import QWEN_PATTERNS
-from laya_lsp.engine.fim import PromptBuilder, detect_fim
-from laya_lsp.engine.model import DEFAULT_MODEL_DIR
-from laya_lsp.engine.tokenizer import Tokenizer, load_tokenizer
+from laya_lsp.engine.caches.context_window import ContextWindow
+from laya_lsp.engine.loading.cuts import QWEN_PATTERNS
+from laya_lsp.engine.loading.fim import PromptBuilder, detect_fim
+from laya_lsp.engine.loading.model import DEFAULT_MODEL_DIR
+from laya_lsp.engine.loading.tokenizer import Tokenizer, load_tokenizer
 
 # Code, blank lines, CRLF, lone CR, tabs, trailing blanks, CJK, emoji (with ZWJ), combining marks, Unicode spaces.
 PIECES = ["def ", "f(x)", ":", "\n", "\n\n", "\r\n", "\r", "    ", "\t", "  \n", "return ", "x", "'s", "123",

@@ -18,10 +18,10 @@ from mlx import nn
 from mlx_lm.models.cache import make_prompt_cache
 
 from benchmarks.checkpoints import GROUP_SIZES, checkpoint, hf_cache
-from laya_lsp.engine.cache import DocumentCache
-from laya_lsp.engine.decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
-from laya_lsp.engine.model import load_model
-from laya_lsp.engine.weights import dequantize, load_weights
+from laya_lsp.engine.caches.prompt_caches import DocumentCache
+from laya_lsp.engine.decoding.decode import CancelToken, DecodeSettings, decode_branches, prefill_chunked
+from laya_lsp.engine.loading.model import load_model
+from laya_lsp.engine.loading.weights import dequantize, load_weights
 
 # (bits, mode) as mlx_lm.convert writes them.
 QUANTIZED = [(2, "affine"), (3, "affine"), (4, "affine"), (8, "affine")]

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from laya_lsp.engine.decode import Cancelled
-from laya_lsp.engine.scheduler import Job, Scheduler
+from laya_lsp.engine.decoding.decode import Cancelled
+from laya_lsp.engine.scheduling.scheduler import Job, Scheduler
 
 
 class Gate:

@@ -10,7 +10,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from laya_lsp.engine.model import DEFAULT_MODEL_DIR
+from laya_lsp.engine.loading.model import DEFAULT_MODEL_DIR
 
 URI = "file:///work/store.py"
 BODY = "".join(f"        self.value_{i} = {i}\n" for i in range(30))

@@ -15,9 +15,9 @@ import pytest
 from conftest import TINY_MODEL
 from mlx.utils import tree_flatten
 
-from laya_lsp.engine.model import DEFAULT_MODEL_DIR, load_model
-from laya_lsp.engine.tokenizer import load_tokenizer, whole_characters
-from laya_lsp.engine.weights import load_weights
+from laya_lsp.engine.loading.model import DEFAULT_MODEL_DIR, load_model
+from laya_lsp.engine.loading.tokenizer import load_tokenizer, whole_characters
+from laya_lsp.engine.loading.weights import load_weights
 
 TEXTS = ["", "def add(a, b):\n    return a + b\n", "x = '日本語 😀 café'\r\n\tpass", "<|endoftext|>print(1)<|fim_pad|>",
          "   \n\n\n  spaces  ", "e\u0301\u00a0\u3000 👩\u200d💻", "0123456789 'll 's"]
@@ -73,7 +73,7 @@ def test_token_text_table_is_built_at_load_and_matches_one_by_one_decodes():
 
 def test_a_sentencepiece_only_model_falls_back_to_mlx_lm_and_says_so(sentencepiece_dir: Path,
                                                                     caplog: pytest.LogCaptureFixture):
-    with caplog.at_level(logging.WARNING, logger="laya_lsp.engine.tokenizer"):
+    with caplog.at_level(logging.WARNING, logger="laya_lsp.engine.loading.tokenizer"):
         tok = load_tokenizer(sentencepiece_dir)
     assert "no tokenizer.json" in caplog.text and "transformers" in caplog.text
     assert tok.decode(tok.encode("def f(x):\n    return x")) == "def f(x):\n    return x"

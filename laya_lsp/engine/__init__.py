@@ -4,20 +4,29 @@ Callers outside engine/ use only what this module exports: `Engine` (its facade 
 result types, and `ModelWork`, the handle decision work gets on the inference worker.
 """
 
-from .lazy_mlx_lm import defer_mlx_lm_init
+from .loading.lazy_mlx_lm import defer_mlx_lm_init
 
 defer_mlx_lm_init()  # before the first mlx_lm import below: serving never needs transformers
 
-from .decode import Cancelled, CancelToken
+from .decoding.decode import Cancelled, CancelToken
+from .decoding.healing import trailing_blanks
+from .decoding.names import NameSet, NameSteer
+from .decoding.score import ScoreResult
 from .engine import Engine
-from .model import DEFAULT_MODEL_DIR, ModelLoadError, Progress, hub_snapshot, model_name, resolve_model
-from .names import NameSet, NameSteer
+from .loading.fim import FimFormat, format_named, format_names, text_prompt
+from .loading.model import (
+    DEFAULT_MODEL_DIR,
+    ModelLoadError,
+    Progress,
+    hub_snapshot,
+    model_name,
+    resolve_model,
+)
+from .loading.weights import quantization_label
 from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
-from .scheduler import Job
-from .score import ScoreResult
+from .scheduling.scheduler import Job
+from .scheduling.work import ModelUnavailable, ModelWork, WorkFailed, WorkResult
 from .stats import Kind, RequestStats, Source, StatsBook, Status, Timings
-from .weights import quantization_label
-from .work import ModelUnavailable, ModelWork, WorkFailed, WorkResult
 
 __all__ = [
     "DEFAULT_MODEL_DIR",
@@ -28,6 +37,7 @@ __all__ = [
     "CompletionResult",
     "Engine",
     "EngineSettings",
+    "FimFormat",
     "Job",
     "JobFailed",
     "Kind",
@@ -46,8 +56,12 @@ __all__ = [
     "Timings",
     "WorkFailed",
     "WorkResult",
+    "format_named",
+    "format_names",
     "hub_snapshot",
     "model_name",
     "quantization_label",
     "resolve_model",
+    "text_prompt",
+    "trailing_blanks",
 ]

@@ -13,10 +13,10 @@ from typing import Any
 import mlx.core as mx
 
 from ..device import device_defaults, mlx_device_kind
-from .adapter import DecodeModel, Work, decode_model
-from .cache import CacheStore
-from .context import suffix_ids
-from .decode import (
+from .caches.context_window import suffix_ids
+from .caches.prompt_caches import CacheStore
+from .decoding.adapter import DecodeModel, Work, decode_model
+from .decoding.decode import (
     Branch,
     Cancelled,
     DecodeSettings,
@@ -24,16 +24,16 @@ from .decode import (
     complete_steps,
     warm_steps,
 )
-from .draft import DraftBook
-from .healing import trailing_blanks
-from .model import LoadedModel, ModelLoadError, Progress, WarmPlan, load_model, warm_pieces, warm_up
-from .names import deferred_steering
+from .decoding.draft import DraftBook
+from .decoding.healing import trailing_blanks
+from .decoding.names import deferred_steering
+from .decoding.stop import LineStop, Verdict
+from .loading.model import LoadedModel, ModelLoadError, Progress, WarmPlan, load_model, warm_pieces, warm_up
+from .loading.tokenizer import token_ends, whole_characters
 from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
-from .scheduler import Job, Scheduler
+from .scheduling.scheduler import Job, Scheduler
+from .scheduling.work import ModelWork, work_job
 from .stats import ENDED, Meter, Status
-from .stop import LineStop, Verdict
-from .tokenizer import whole_characters
-from .work import ModelWork, work_job
 
 log = logging.getLogger(__name__)
 
@@ -173,8 +173,15 @@ class Engine:
         return self.scheduler.call(lambda: self._prompt(req)).result()
 
     def measure_caches(self) -> Future:
-        """Cache bytes per document, read on the worker (after any running job): a future of {doc_id: bytes}."""
-        return self.scheduler.call(lambda: self.caches.bytes_by_doc() if self.caches else {})
+        """Cache sizes, read on the worker (after any running job): a future of {"documents": {doc_id: bytes},
+        "contexts": {"prompts": n, "bytes": b}} (the prompts kept without a document, cache.ContextCache)."""
+
+        def sizes() -> dict[str, Any]:
+            c = self.caches
+            return {"documents": c.bytes_by_doc() if c else {},
+                    "contexts": {"prompts": len(c.contexts) if c else 0, "bytes": c.contexts.nbytes if c else 0}}
+
+        return self.scheduler.call(sizes)
 
     def queue_state(self) -> dict[str, Any]:
         """The scheduler's queue as `laya/stats` reports it; `runningTokens`: the prompt tokens the running job's
@@ -346,7 +353,7 @@ class Engine:
         return process
 
     def _steering(self, req: CompletionRequest, record: dict[str, Any]) -> list[LogitsProcessor]:
-        """`req`'s name steering (engine/names.py `deferred_steering`), none without names."""
+        """`req`'s name steering (engine/decoding/names.py `deferred_steering`), none without names."""
         assert self.lm is not None
         if req.names is None:
             return []
@@ -366,13 +373,12 @@ class Engine:
             if b.logprob == -math.inf:  # started on a token name steering ruled out (fewer names than branches)
                 continue
             text = whole_characters(self.lm.decode(b.ids), document)
-            if heal:
-                n = 0
-                while n < len(heal) and n < len(text) and text[n] == heal[n]:
-                    n += 1
-                text = text[n:]
-            if not text.strip() or text in seen:
+            n = 0
+            while n < len(heal) and n < len(text) and text[n] == heal[n]:
+                n += 1
+            if not text[n:].strip() or text[n:] in seen:
                 continue
-            seen.add(text)
-            out.append(Candidate(text, b.logprob, len(b.ids)))
+            seen.add(text[n:])
+            ends = token_ends(b.ids, text, self.lm.token_texts, self.lm.decode)
+            out.append(Candidate(text, b.logprob, len(b.ids), list(b.logprobs[: len(ends)]), ends).trimmed(n))
         return out

@@ -4,12 +4,12 @@ loaded model's description, a failed job. Plain data, no model in sight (engine.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .draft import MAX_DRAFT
-from .model import WarmPlan
-from .names import NameSteer
+from .decoding.draft import MAX_DRAFT
+from .decoding.names import NameSteer
+from .loading.model import WarmPlan
 from .stats import Timings
 
 
@@ -66,16 +66,27 @@ class CompletionRequest:
     context: list[tuple[str, str]] = field(default_factory=list)
     # A prompt already built (token ids), answered as it is: `text` and `offset` then only matter for healing.
     prompt_ids: list[int] | None = None
-    # Names that exist at the cursor (engine/names.py), asked for at the first decoding step, after the prefill,
-    # so the analysis runs beside it; None from the call (or no call): decoding is not steered.
+    # Names that exist at the cursor (engine/decoding/names.py), asked for at the first decoding step, after
+    # the prefill, so the analysis runs beside it; None from the call (or no call): decoding is not steered.
     names: Callable[[], NameSteer | None] | None = None
 
 
 @dataclass
 class Candidate:
+    """One decoded branch: its text, total log-probability and token count; per emitted token, its
+    log-probability and the index in `text` where its text ends (empty where unknown: text from elsewhere)."""
+
     text: str
     logprob: float
     tokens: int
+    token_logprobs: list[float] = field(default_factory=list)
+    token_ends: list[int] = field(default_factory=list)  # non-decreasing, each <= len(text)
+
+    def trimmed(self, n: int) -> Candidate:
+        """The candidate with its first `n` characters gone (typed through): tokens that ended inside them too."""
+        keep = [i for i, end in enumerate(self.token_ends) if end > n]
+        return replace(self, text=self.text[n:], token_logprobs=[self.token_logprobs[i] for i in keep],
+                       token_ends=[self.token_ends[i] - n for i in keep])
 
 
 @dataclass(frozen=True)

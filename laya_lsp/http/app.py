@@ -10,6 +10,7 @@ limits.
 from __future__ import annotations
 
 import hmac
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any, cast
@@ -25,10 +26,13 @@ from ..config import Settings
 from ..decisions import structured
 from ..decisions.decide import DecideRequest as Decide
 from ..decisions.decide import DecisionError
-from ..orchestrator import Caller, ClientGone, NotReady, Orchestrator, Superseded
+from ..orchestrator import Caller, ClientGone, ModelFailed, NotReady, Orchestrator, Superseded
 from . import models as m
 from .admission import Admission, QueueFull, Slot
+from .bodylimit import BodyLimit
 from .sessions import Sessions
+
+log = logging.getLogger(__name__)
 
 CLIENT_CLOSED = 499  # nginx's "client closed request": nobody reads it, the access log does
 LOADING_RETRY_S = 5  # Retry-After for a request answered while the model still loads
@@ -37,8 +41,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": m.ErrorBody, "description": "missing or wrong bearer token (when the server has one)"},
     409: {"model": m.ErrorBody, "description": "decide: superseded by a newer decide for the same session"},
     413: {"model": m.ErrorBody, "description": "the body is larger than the server's limit"},
-    422: {"model": m.ErrorBody, "description": "the body does not match the schema, or names a bad cursor"},
+    422: {"model": m.ErrorBody, "description": "the body does not match the schema, names a bad cursor, or its "
+          "JSON Schema is over a limit or admits no value the decoder can finish"},
     429: {"model": m.ErrorBody, "description": "too many requests in flight and queued; see Retry-After"},
+    500: {"model": m.ErrorBody, "description": "the model's work failed on the server's side (its log says why)"},
     503: {"model": m.ErrorBody, "description": "no model is loaded (still loading: see Retry-After)"},
 }
 
@@ -204,9 +210,10 @@ def create_app(orchestrator: Orchestrator, settings: Settings, options: HttpOpti
     """The HTTP API on `orchestrator` (its model loaded, or loading: see Orchestrator.loading)."""
     options = options or HttpOptions()
     front = Front(orchestrator, settings, options)
-    app = FastAPI(title="laya-lsp", version=__version__, max_body_size=options.max_body_bytes,
+    app = FastAPI(title="laya-lsp", version=__version__,
                   description="Completions, decisions and schema-constrained JSON from a local MLX model "
                   "(the engine behind the laya language server). See docs/http.md.")
+    app.add_middleware(BodyLimit, max_bytes=options.max_body_bytes)
     app.state.front = front
     deps = [Depends(BearerToken(options.token))] if options.token else []
     v1 = APIRouter(prefix="/v1", dependencies=deps, responses=ERRORS)
@@ -239,6 +246,13 @@ def create_app(orchestrator: Orchestrator, settings: Settings, options: HttpOpti
         code, body = front.health()
         return JSONResponse(body.model_dump(), status_code=code)
 
+    _answer_errors(app)
+    return app
+
+
+def _answer_errors(app: FastAPI) -> None:
+    """How each failure is answered: a status and a message, never a traceback (logged on stderr)."""
+
     @app.exception_handler(QueueFull)
     async def queue_full(_request: Request, exc: QueueFull) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=429, headers={"Retry-After": str(exc.retry_after)})
@@ -247,10 +261,18 @@ def create_app(orchestrator: Orchestrator, settings: Settings, options: HttpOpti
     async def client_gone(_request: Request, _exc: ClientGone) -> Response:
         return Response(status_code=CLIENT_CLOSED)
 
+    @app.exception_handler(ModelFailed)
+    async def model_failed(_request: Request, exc: ModelFailed) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=500)  # logged with its cause by the orchestrator
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, exc: Exception) -> JSONResponse:
+        # Uvicorn logs the traceback on stderr; the client gets no trace of the server's insides.
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return JSONResponse({"detail": "internal error; the server's log has the details"}, status_code=500)
+
     @app.exception_handler(RequestValidationError)
     async def bad_body(_request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [_error(e) for e in exc.errors()]
         code = 400 if any(e["type"] == "json_invalid" for e in errors) else 422
         return JSONResponse({"detail": errors}, status_code=code)
-
-    return app

@@ -8,7 +8,7 @@ from lsprotocol import types as lsp
 
 from ..memory import MemoryProbe
 from .documents import open_document
-from .server import LayaServer
+from .language_server import LayaServer
 
 STATS_METHOD = "laya/stats"
 DOCUMENT_TEXT_METHOD = "laya/documentText"

@@ -15,10 +15,12 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, override
 from cattrs.v import format_exception
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcInvalidParams
 
 from ..decisions.structured import DEFAULT_MAX_TOKENS
-from .protocol import strict_converter
+from .conversion import strict_converter
+from .errors import invalid
+
+__all__ = ["DecideParams", "StructuredParams", "invalid", "structure"]
 
 T = TypeVar("T")
 MAX_STRUCTURED_TOKENS = 4096
@@ -90,12 +92,6 @@ def _reason(exc: BaseException, type_: Any) -> str:
     if isinstance(exc, ValueError) and str(exc) and not isinstance(exc, cattrs.IterableValidationError):
         return str(exc)
     return format_exception(exc, type_)
-
-
-def invalid(message: str) -> JsonRpcInvalidParams:
-    exc = JsonRpcInvalidParams()
-    exc.message = message
-    return exc
 
 
 def structure(params: Any, cls: type[T], method: str) -> T:

@@ -23,7 +23,7 @@ from .completion import CompletionFlow
 from .decisions import DecisionFlow
 from .records import Records
 from .report import CACHE_WAIT_S, engine_report
-from .waiting import MODEL_LOADING, POLL_S, Caller, ClientGone, ModelGate, NotReady, Superseded
+from .waiting import MODEL_LOADING, POLL_S, Caller, ClientGone, ModelFailed, ModelGate, NotReady, Superseded
 
 __all__ = [
     "MODEL_LOADING",
@@ -32,6 +32,7 @@ __all__ = [
     "ClientGone",
     "Completion",
     "CompletionFlow",
+    "ModelFailed",
     "NotReady",
     "Orchestrator",
     "Suggestion",
@@ -50,7 +51,7 @@ class Orchestrator:
         self.gate = ModelGate(engine, records)
         self.completions = CompletionFlow(engine, settings, self.gate, records)
         self.decisions = DecisionFlow(engine, settings, self.gate, records)
-        self._last_report: dict[str, dict[str, int]] = {}
+        self._last_report: dict[str, Any] = {}
 
     def loading(self, load: Future) -> None:
         """A model load started (or will: `load` resolves when it is done); requests wait for it, bounded."""

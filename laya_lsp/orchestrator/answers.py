@@ -2,17 +2,20 @@
 
 `clean` runs the syntax layer's post-processing (cut at block ends, bracket balance, syntax check, rerank) or,
 with post-processing off, cuts the model's text to the plan's line count only (by laya_lsp/lines.py, the rule
-the engine stops by).
+the engine stops by). Then each suggestion gets the calibrated probability that it is right as far as it goes
+and, with post-processing on, is cut where that falls below `minConfidence` (confidence.py); `for_kind` is what
+one kind of request shows of it (ghost text nothing unsure, the list the unsure ones last).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from ..engine import CompletionResult, RequestStats, Source, Status, Timings
+from ..engine import Candidate, CompletionResult, RequestStats, Source, Status, Timings
 from ..lines import cut_lines
 from ..syntax import CompletionPlan, SyntaxDocument, SyntaxSettings, postprocess_detailed
+from .confidence import cut, token_confidence, trace
 
 
 @dataclass
@@ -23,6 +26,18 @@ class Suggestion:
     logprob: float
     rules: list[str] = field(default_factory=list)
     fixed: bool = False
+    # The calibrated probability that `text` is right as far as it goes (every line of it a prefix of what the
+    # person writes), from the model's token probabilities (confidence.py); 1.0 where there were none.
+    confidence: float = 1.0
+    cut: bool = False  # cut short of the model's (cleaned) text where the model grew unsure
+    token_ends: list[int] = field(default_factory=list)  # the model's tokens over `text`: where each ends
+    token_logprobs: list[float] = field(default_factory=list)
+
+    def trimmed(self, n: int) -> Suggestion:
+        """The suggestion with its first `n` characters typed through (its confidence stays: a lower bound)."""
+        keep = [i for i, end in enumerate(self.token_ends) if end > n]
+        return replace(self, text=self.text[n:], token_ends=[self.token_ends[i] - n for i in keep],
+                       token_logprobs=[self.token_logprobs[i] for i in keep])
 
 
 @dataclass
@@ -37,6 +52,18 @@ class Completion:
     rejected: dict[str, int] = field(default_factory=dict)
     failure: str | None = None  # an engine fault while answering (a bug): worth telling the user
     postprocess_ms: float = 0.0
+    # The local answer is unsure: its top suggestion was cut short, or withheld, for low confidence (set by
+    # `for_kind`; a bigger model may answer better).
+    unsure: bool = False
+
+    def for_kind(self, kind: str, threshold: float) -> Completion:
+        """What a `kind` request shows (a copy: strategies keep the whole answer): ghost text ("inline") only
+        suggestions at least `threshold` sure; the completion list every one, the unsure ones last."""
+        sure = [s for s in self.suggestions if s.confidence >= threshold]
+        unsure = sorted((s for s in self.suggestions if s.confidence < threshold), key=lambda s: -s.confidence)
+        shown = sure if kind == "inline" else sure + unsure
+        doubt = bool(unsure) and not sure or bool(shown) and shown[0].cut
+        return replace(self, suggestions=shown, unsure=doubt)
 
     def cleaning(self) -> dict[str, object]:
         """What post-processing did, for the request's record."""
@@ -49,29 +76,44 @@ UNBOOKED = RequestStats(0, "", "", Source.NONE, Timings(), Status.OK)
 
 
 def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult,
-          syntax: SyntaxSettings | None) -> Completion:
-    """The cleaned suggestions (`syntax` None: post-processing is off, raw lines); the caller books the record."""
+          syntax: SyntaxSettings | None, min_confidence: float = 0.0) -> Completion:
+    """The cleaned suggestions (`syntax` None: post-processing is off, raw lines, never cut), each with its
+    confidence and cut at `min_confidence`; the caller books the record."""
     t0 = time.perf_counter()
     if syntax is None:
-        return Completion(raw_lines(result, plan), UNBOOKED, plan, result,
-                          postprocess_ms=(time.perf_counter() - t0) * 1000)
-    detailed = postprocess_detailed(doc, offset, [c.text for c in result.candidates], plan, syntax)
-    suggestions = [
-        Suggestion(c.text, result.candidates[c.source_index].logprob, c.rules, c.fixed)
-        for c in detailed.candidates
-    ]
+        suggestions = raw_lines(result, plan, doc)
+    else:
+        detailed = postprocess_detailed(doc, offset, [c.text for c in result.candidates], plan, syntax)
+        suggestions = [
+            sure(Suggestion(c.text, result.candidates[c.source_index].logprob, c.rules, c.fixed),
+                 result.candidates[c.source_index], doc, min_confidence)
+            for c in detailed.candidates
+        ]
+        suggestions = [s for i, s in enumerate(suggestions) if s.text not in {x.text for x in suggestions[:i]}]
     rejected: dict[str, int] = {}
-    for r in detailed.rejected:
+    for r in detailed.rejected if syntax is not None else []:
         rejected[r.reason] = rejected.get(r.reason, 0) + 1
     return Completion(suggestions, UNBOOKED, plan, result, rejected, postprocess_ms=(time.perf_counter() - t0) * 1000)
 
 
-def raw_lines(result: CompletionResult, plan: CompletionPlan) -> list[Suggestion]:
-    """Model text cut to the plan's line count only (line breaks before the text do not count)."""
+def sure(s: Suggestion, raw: Candidate, doc: SyntaxDocument, min_confidence: float) -> Suggestion:
+    """`s` (made from `raw`) with the model's tokens carried over, its confidence, cut at `min_confidence` (0:
+    never cut)."""
+    ends, lps = trace(s.text, raw)
+    conf = token_confidence(lps, doc.language)
+    shown = cut(s.text, ends, conf, min_confidence, doc)
+    keep = [i for i, end in enumerate(ends) if end <= len(shown.text)] if shown.short else list(range(len(ends)))
+    return replace(s, text=shown.text, confidence=shown.confidence, cut=shown.short,
+                   token_ends=[ends[i] for i in keep], token_logprobs=[lps[i] for i in keep])
+
+
+def raw_lines(result: CompletionResult, plan: CompletionPlan, doc: SyntaxDocument) -> list[Suggestion]:
+    """Model text cut to the plan's line count only (line breaks before the text do not count), never cut for
+    confidence (but with it)."""
     limit = plan.max_lines if plan.multiline else 1
     suggestions: list[Suggestion] = []
     for cand in result.candidates:
-        cut = cut_lines(cand.text, limit)
-        if cut.strip() and cut not in {s.text for s in suggestions}:
-            suggestions.append(Suggestion(cut, cand.logprob))
+        text = cut_lines(cand.text, limit)
+        if text.strip() and text not in {s.text for s in suggestions}:
+            suggestions.append(sure(Suggestion(text, cand.logprob), cand, doc, 0.0))
     return suggestions

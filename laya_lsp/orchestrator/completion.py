@@ -24,6 +24,7 @@ from .latency import (
     Ask,
     Background,
     FirstLineFirst,
+    HandOff,
     LatencyStrategy,
     SharedJob,
     Speculation,
@@ -58,9 +59,10 @@ class CompletionFlow:
         speculation = Speculation(settings, records, background, self.plan)
         self.warm_up = WarmUp(settings, engine, gate, records, background)
         self._asking: set[Ask] = set()  # requests being answered; closing their document forgets them
-        # Asked in this order: a remembered answer beats sharing a running job, which beats a new run.
+        # Asked in this order: a remembered answer beats sharing a running job, which beats a new run; a
+        # serving engine's answer for this very text beats the local one shown there.
         self.strategies: list[LatencyStrategy] = [
-            typed, speculation, SharedJob(settings), FirstLineFirst(settings, background, typed, speculation),
+            HandOff(settings, records, background, typed, self._context), typed, speculation, SharedJob(settings), FirstLineFirst(settings, background, typed, speculation),
             self.warm_up,
         ]
 
@@ -75,6 +77,11 @@ class CompletionFlow:
 
     def saved(self, doc_id: str, doc: SyntaxDocument) -> None:
         self.context.ring.observe_file(doc_id, doc.text)
+
+    def changed(self, doc_id: str) -> None:
+        """The document's text changed (a keystroke): strategies drop what they asked for an older version."""
+        for strategy in self.strategies:
+            strategy.changed(doc_id)
 
     def pasted(self, doc_id: str, text: str) -> None:
         self.context.ring.observe_paste(doc_id, text)
@@ -110,16 +117,19 @@ class CompletionFlow:
         lets a run that needs many new tokens wait a moment for the next keystroke.
         """
         caller = caller or Caller()
-        refused = await self.gate.refusal(doc_id, kind)
+        refused = await self.gate.refusal(doc_id, kind, caller)
         if refused is not None:
             return Completion([], refused)
         s = self.settings()
-        ask = Ask(doc_id, doc, offset, kind, remember, typing, s.typing_candidates if typing else s.candidates)
+        ask = Ask(doc_id, doc, offset, kind, remember, typing, s.typing_candidates if typing else s.candidates,
+                  version, current)
         self._asking.add(ask)
         try:
-            return await self._attempts(ask, version, current, debounce, caller)
+            answer = await self._attempts(ask, version, current, debounce, caller)
         finally:
             self._asking.discard(ask)
+        # What this kind shows of it (the strategies keep the whole answer); raw lines are never withheld.
+        return answer.for_kind(kind, s.min_confidence if s.postprocess else 0.0) if answer is not None else None
 
     async def _attempts(self, ask: Ask, version: int | None, current: Callable[[], bool], debounce: bool,
                         caller: Caller) -> Completion | None:
@@ -150,7 +160,10 @@ class CompletionFlow:
             had = len(answer.result.candidates) if answer.result is not None else 0
             wider = wider_run(answer.suggestions, answer.rejected, had, wider, self.settings())
             if wider is None:
-                return answer
+                break
+        if answer is not None and ask.remember and ask in self._asking:
+            for strategy in self.strategies:
+                strategy.settled(ask, answer)
         return answer
 
     def _start(self, ask: Ask, version: int | None, debounce: bool) -> Ticket:
@@ -239,4 +252,4 @@ class CompletionFlow:
 
     def _cleaned(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Completion:
         s = self.settings()
-        return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None)
+        return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None, s.min_confidence)

@@ -13,9 +13,10 @@ CACHE_WAIT_S = 0.5
 
 
 async def engine_report(engine: Engine, book: StatsBook, cache_budget_bytes: int, recent: int = 50, reset: bool = False,
-                        last: dict[str, dict[str, int]] | None = None,
+                        last: dict[str, Any] | None = None,
                         cache_wait_s: float | None = CACHE_WAIT_S) -> dict[str, Any]:
-    """Recent requests and aggregates, cache bytes per document, the scheduler's queue, the model, the BLAS.
+    """Recent requests and aggregates, cache bytes per document and of kept contexts, the scheduler's queue, the
+    model, the BLAS.
 
     Cache sizes are read on the worker; while a long job runs there for more than `cache_wait_s`, the last
     snapshot is reported instead (`cacheBytesStale`; kept in `last`), so monitoring never waits for a prefill.
@@ -23,11 +24,13 @@ async def engine_report(engine: Engine, book: StatsBook, cache_budget_bytes: int
     last = {} if last is None else last
     fut = asyncio.wrap_future(engine.measure_caches())
     try:
-        cache_bytes = await asyncio.wait_for(asyncio.shield(fut), cache_wait_s)
-        last["cache_bytes"] = cache_bytes
+        sizes = await asyncio.wait_for(asyncio.shield(fut), cache_wait_s)
+        last["cache_sizes"] = sizes
         stale = False
     except asyncio.TimeoutError:
-        cache_bytes, stale = last.get("cache_bytes", {}), True
+        sizes, stale = last.get("cache_sizes", {}), True
+    cache_bytes: dict[str, int] = sizes.get("documents", {})
+    contexts = sizes.get("contexts", {"prompts": 0, "bytes": 0})
     info = engine.model_info()
     model = None
     if info is not None:
@@ -37,7 +40,8 @@ async def engine_report(engine: Engine, book: StatsBook, cache_budget_bytes: int
         "summary": book.summary(),
         "recent": [r.to_dict() for r in book.recent(recent)] if recent else [],
         "documents": [{"uri": uri, "cacheBytes": b} for uri, b in cache_bytes.items()],
-        "cacheBytesTotal": sum(cache_bytes.values()),
+        "contextCache": contexts,  # prompts kept without a document (decisions' contexts), under the same budget
+        "cacheBytesTotal": sum(cache_bytes.values()) + contexts["bytes"],
         "cacheBytesStale": stale,
         "cacheBudgetBytes": cache_budget_bytes,
         "evictions": engine.evictions,

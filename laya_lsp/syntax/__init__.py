@@ -6,6 +6,7 @@
     items = postprocess(doc, offset, raw_texts, plan)   # cleaned, checked, reranked candidates
 """
 
+from .brackets import stops_inside
 from .document import SyntaxDocument
 from .languages import language_for
 from .plan import CompletionPlan, SyntaxSettings, plan_completion
@@ -22,4 +23,5 @@ __all__ = [
     "plan_completion",
     "postprocess",
     "postprocess_detailed",
+    "stops_inside",
 ]

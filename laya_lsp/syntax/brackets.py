@@ -158,3 +158,12 @@ def balance(text: str, spec: LanguageSpec) -> str:
     body = text.rstrip()
     head = body.rstrip(";")  # `f(g(1);` → `f(g(1));`: closers go before the statement's terminator
     return head + closers + body[len(head):] + text[len(body):]
+
+
+def stops_inside(text: str, spec: LanguageSpec) -> bool:
+    """Does `text` (a cut candidate) stop inside a string it opened, or inside a bracket it opened after which it
+    already wrote something (`f(a, 'x` or `f(a, b`, not `f(`)? Such a cut cannot be right as shown."""
+    scan = scan_brackets(text, spec)
+    if scan.open_quote is not None:
+        return True
+    return bool(scan.unclosed) and bool(text[scan.unclosed[-1][0] + 1 :].strip())

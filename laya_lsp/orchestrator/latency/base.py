@@ -6,9 +6,9 @@ asks its strategies at fixed points; each strategy keeps its own per-document st
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Protocol, TypeVar
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from ...engine import Job, Source
 from ...syntax import CompletionPlan, SyntaxDocument
@@ -27,6 +27,8 @@ class Ask:
     remember: bool  # its answer may serve later requests (an open document, a session)
     typing: bool  # asked while the user types, not invoked explicitly
     wanted: int  # candidates a model run for it asks for
+    version: int | None = None  # the document version it was made against (None: the front has none)
+    current: Callable[[], bool] = lambda: True  # whether the document is still at that version
 
     @property
     def prefix(self) -> str:
@@ -72,6 +74,12 @@ class LatencyStrategy:
     def answered(self, ask: Ask, answer: Completion, ticket: Ticket) -> None:
         """`ask`, which remembers, got `answer` (with suggestions) from a model run."""
 
+    def settled(self, ask: Ask, answer: Completion) -> None:
+        """`ask`, which remembers, is answered with `answer` from a model run (suggestions or none)."""
+
+    def changed(self, doc_id: str) -> None:
+        """The document's text changed (a keystroke): what was asked for an older version is stale."""
+
     def closed(self, doc_id: str) -> None:
         """Drop everything kept for the document."""
 
@@ -88,19 +96,19 @@ def typed_since(old_prefix: str, old_suffix: str, prefix: str, suffix: str) -> s
 
 
 class _Text(Protocol):
-    """A dataclass with a `text` (an engine candidate, a suggestion)."""
+    """Something with a `text` that can lose its start, its token trace with it (a candidate, a suggestion)."""
 
-    __dataclass_fields__: ClassVar[dict[str, Any]]
     text: str
+
+    def trimmed(self, n: int) -> Any: ...
 
 
 T = TypeVar("T", bound=_Text)
 
 
 def typed_along(items: Sequence[T], typed: str) -> list[T]:
-    """The items (anything with a `text`) that `typed` is the start of, with it cut off; those it ends drop."""
-    return [replace(x, text=x.text[len(typed) :]) for x in items
-            if x.text.startswith(typed) and x.text[len(typed) :].strip()]
+    """The items that `typed` is the start of, with it cut off (`trimmed`); those it ends drop."""
+    return [x.trimmed(len(typed)) for x in items if x.text.startswith(typed) and x.text[len(typed) :].strip()]
 
 
 @dataclass

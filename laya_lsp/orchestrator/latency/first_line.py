@@ -1,7 +1,7 @@
 """First line first: while typing, where the plan allows a block, answer as soon as the first line is complete
 and decode the whole block in the background into the typed-through store (the block run's drafts make the
-line it already has nearly free, engine/draft.py), so asking again or accepting the line gets the block with
-no model run."""
+line it already has nearly free, engine/decoding/draft.py), so asking again or accepting the line gets the
+block with no model run."""
 
 from __future__ import annotations
 

@@ -19,17 +19,17 @@ from typing import Any, cast
 import mlx.core as mx
 from mlx import nn
 
-from ..device import device_defaults, mlx_device_kind
-from .cache import DocumentCache
+from ...device import device_defaults, mlx_device_kind
+from ..caches.prompt_caches import DocumentCache
+from ..decoding.healing import HealMasks
+from ..decoding.names import TokenTrie
 from .fim import FimFormat, PromptBuilder, detect_fim
-from .healing import HealMasks
-from .names import TokenTrie
 from .tokenizer import Tokenizer, TokenizerError, load_tokenizer
 from .weights import dequantize, float_bytes, load_weights, quantization_label
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default"
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "default"
 # What load_model reads from a Hugging Face snapshot: configs, weights, tokenizer files.
 MODEL_FILES = ["*.json", "*.safetensors", "tokenizer.model", "*.tiktoken", "*.txt"]
 Progress = Callable[[str, int], None]
@@ -61,7 +61,7 @@ class LoadedModel:
 
     @property
     def token_trie(self) -> TokenTrie:
-        """The vocabulary as a token trie for name steering (engine/names.py), built once, on the worker: piece
+        """The vocabulary as a token trie for name steering (decoding/names.py), built once, on the worker: piece
         by piece when it is idle after the first answer (`token_trie_pieces`, Engine), or all at once by the
         first request that steers before that is done."""
         if self._token_trie is None:
@@ -308,11 +308,12 @@ class WarmPlan:
 
 
 def warm_up(lm: LoadedModel, plan: WarmPlan, progress: Progress | None = None) -> None:
-    """Run every step shape a request can meet once (`warm_pieces`), all now."""
+    """Run every step shape a request can meet once (`warm_pieces`), all now, reporting each piece (on a GPU's
+    first start each compiles its kernels: seconds each)."""
     report = progress or (lambda _msg, _pct: None)
     report("warming up", 85)
-    for _piece in warm_pieces(lm, plan):
-        pass
+    for i, piece in enumerate(warm_pieces(lm, plan)):
+        report(f"warmed up: {piece}", min(99, 86 + i))
 
 
 def warm_pieces(lm: LoadedModel, plan: WarmPlan) -> Iterator[str]:
@@ -338,8 +339,8 @@ def _warm_steps(lm: LoadedModel, plan: WarmPlan) -> Iterator[str]:
     shapes."""
     from mlx_lm.models.cache import make_prompt_cache
 
-    from .adapter import StepModel, decode_model
-    from .decode import CancelToken, DecodeSettings, complete_steps, run_alone, warm_steps
+    from ..decoding.adapter import StepModel, decode_model
+    from ..decoding.decode import CancelToken, DecodeSettings, complete_steps, run_alone, warm_steps
 
     dm = decode_model(lm.model)
     if plan.fixed and isinstance(dm, StepModel):
@@ -364,7 +365,8 @@ def _warm_steps(lm: LoadedModel, plan: WarmPlan) -> Iterator[str]:
         if dm.chunk_rows:  # fixed shapes: every row count any step pads to, then no new shape
             for rows in dm.row_sizes(plan.branch_rows):
                 dm.warm_rows(doc, rows)
+                yield f"steps of {rows} rows"
             dm.step.freeze()
         dm.step.mark_warm()
     mx.eval(lm.healing.mask(" "))  # the blank typed most ("return "): its healing mask is ready too
-    yield "rows and healing"
+    yield "healing"

@@ -2,7 +2,7 @@
 
 `mlx_lm/__init__.py` imports `mlx_lm.utils`, whose module-level `tokenizer_utils` import pulls in transformers (and,
 where installed, torch): about a second of start-up and hundreds of MB the server never uses, since laya reads
-tokenizers with the `tokenizers` library and loads weights itself (engine/model.py). The package is registered
+tokenizers with the `tokenizers` library and loads weights itself (model.py). The package is registered
 bare, so `mlx_lm.models.*` import alone; the first attribute asked of the package itself (`mlx_lm.load`, ...)
 runs its real `__init__` then, so other users of mlx-lm in the same process see no difference.
 """

@@ -3,8 +3,10 @@
 `Engine.submit_work(kind, doc_id, work)` runs `work(model)` on the single inference worker, where `model` is a
 `ModelWork`: the loaded model's tokenizer and prompt layout, and the three model operations decisions need
 (score a closed set of continuations, generate k branches at a cursor, decode under a logits processor). Each
-reuses the document's cache without destroying it (engine/score.py `borrow`) and adds its cost to the request's
-stats record. The model object, the cache store and the scheduler never leave the engine.
+reuses the document's cache without destroying it (decoding/score.py `borrow`), or, without a document, the KV
+state of the longest prefix of its prompt asked before (caches/prompt_caches.py `ContextCache`), and adds its
+cost to the request's stats record. The model object, the cache store and the scheduler never leave the
+engine.
 
 Decision jobs never share a scheduler key with completions: typing in a document supersedes its pending
 completion but not a decision the user asked for. With `latest_wins`, a newer job of the same kind for the same
@@ -17,23 +19,20 @@ import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import mlx.core as mx
 
-from .cache import DocumentCache
-from .context import ContextWindow, suffix_ids
-from .decode import Cancelled, CancelToken, DecodeSettings, decode_branches, prefill_chunked
-from .model import LoadedModel
+from ..caches.context_window import ContextWindow, suffix_ids
+from ..caches.prompt_caches import CacheStore, ContextCache, DocumentCache
+from ..decoding.decode import Cancelled, CancelToken, DecodeSettings, decode_branches, prefill_chunked
+from ..decoding.score import ConstrainedResult, ScoreResult, borrow, constrained_decode, score_options
+from ..decoding.stop import LineStop
+from ..loading.model import LoadedModel
+from ..loading.tokenizer import whole_characters
+from ..requests import Candidate, EngineSettings
+from ..stats import ENDED, Meter, Status, Timings
 from .scheduler import Job
-from .score import ConstrainedResult, ScoreResult, borrow, constrained_decode, score_options
-from .stats import ENDED, Meter, Status, Timings
-from .stop import LineStop
-from .tokenizer import whole_characters
-
-if TYPE_CHECKING:
-    from .engine import Engine
-    from .requests import Candidate
 
 T = TypeVar("T")
 _job_numbers = itertools.count(1)
@@ -69,9 +68,10 @@ class ModelWork:
     """What work running on the inference worker may do with the model and (optionally) one document's cache."""
 
     def __init__(self, lm: LoadedModel, document: Callable[[], DocumentCache] | None, token: CancelToken,
-                 meter: Meter, prefill_chunk: int, suffix_share: float) -> None:
+                 meter: Meter, prefill_chunk: int, suffix_share: float, contexts: ContextCache | None = None) -> None:
         self._lm = lm
         self._document = document
+        self._contexts = contexts
         self._token = token
         self.meter = meter  # this job's timings so far; work may set what only it knows (e.g. tokens kept)
         self._chunk = prefill_chunk
@@ -133,16 +133,14 @@ class ModelWork:
 
     # -- model operations (each checks the cancel token and adds to the job's timings) ---------------------
     def score(self, prompt: list[int], options: list[list[int]], in_document: bool = True) -> ScoreResult:
-        """Log-likelihood of each option after `prompt`, in one batch (see engine/score.py)."""
+        """Log-likelihood of each option after `prompt`, in one batch (see decoding/score.py)."""
         doc = self._document() if self._document and in_document else None
-        res = score_options(self._lm, doc, prompt, options, self._token, self._chunk)
+        res = score_options(self._lm, doc, prompt, options, self._token, self._chunk, self._contexts)
         self._count(len(prompt), res.reused_tokens, res.prefill_ms, 0, res.score_ms)
         return res
 
     def generate(self, prompt: list[int], k: int, max_tokens: int, max_lines: int) -> list[Candidate]:
         """k greedy branches after `prompt`, best first (raw text: no cleaning)."""
-        from .requests import Candidate
-
         lm = self._lm
         cache = borrow(lm, self._document() if self._document else None, prompt)
         pre = prefill_chunked(lm.model, cache, prompt, self._chunk, self._token)
@@ -157,13 +155,14 @@ class ModelWork:
     def constrained(self, prompt: list[int], allowed: Callable[[list[int]], Any], stop: Callable[[int], bool],
                     max_tokens: int) -> ConstrainedResult:
         """Greedy decoding after `prompt` where only the tokens `allowed(tokens so far)` marks (a bool array over
-        the vocabulary, e.g. a grammar's) may come next; `stop(token)` ends it (see engine/score.py)."""
+        the vocabulary, e.g. a grammar's) may come next; `stop(token)` ends it (see decoding/score.py)."""
 
         def mask(tokens: mx.array, logits: mx.array) -> mx.array:
             so_far: list[int] = tokens.tolist()  # type: ignore[assignment]
             return mx.where(mx.array(allowed(so_far))[None], logits, -mx.inf)
 
-        res = constrained_decode(self._lm, None, prompt, mask, stop, max_tokens, self._token, self._chunk)
+        res = constrained_decode(self._lm, None, prompt, mask, stop, max_tokens, self._token, self._chunk,
+                                 self._contexts)
         self._count(len(prompt), res.reused_tokens, res.prefill_ms, len(res.ids), res.decode_ms)
         return res
 
@@ -172,7 +171,17 @@ class ModelWork:
                        decode_ms=decode_ms)
 
 
-def work_job(engine: Engine, kind: str, doc_id: str | None, work: Callable[[ModelWork], Any],
+class ModelHolder(Protocol):
+    """What a work job reads of the engine when it starts (the `Engine` facade is one): the model, the caches,
+    why no model is loaded, the settings."""
+
+    lm: LoadedModel | None
+    caches: CacheStore | None
+    load_error: str | None
+    settings: EngineSettings
+
+
+def work_job(engine: ModelHolder, kind: str, doc_id: str | None, work: Callable[[ModelWork], Any],
              latest_wins: bool) -> Job:
     """The scheduler job that runs `work` (see `Engine.submit_work`)."""
     key = f"{doc_id}#{kind}" if doc_id and latest_wins else f"{doc_id or ''}#{kind}-{next(_job_numbers)}"
@@ -184,11 +193,11 @@ def work_job(engine: Engine, kind: str, doc_id: str | None, work: Callable[[Mode
         if lm is None or caches is None:
             raise ModelUnavailable(engine.load_error or "no model loaded")
         document = (lambda: caches.get(doc_id)) if doc_id else None
-        model = ModelWork(lm, document, job.token, st, engine.settings.prefill_chunk, engine.settings.suffix_share)
+        model = ModelWork(lm, document, job.token, st, engine.settings.prefill_chunk, engine.settings.suffix_share,
+                          caches.contexts)
         try:
             value = work(model)
-            if doc_id:
-                caches.enforce_budget(keep=doc_id)
+            caches.enforce_budget(keep=doc_id)
         except Cancelled:
             raise  # answered by `dropped`
         except Exception as exc:

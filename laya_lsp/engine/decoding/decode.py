@@ -24,8 +24,8 @@ from typing import Any, Protocol, TypeVar
 
 import mlx.core as mx
 
+from ..caches.prompt_caches import DocumentCache
 from .adapter import BranchStep, DecodeModel, Extend, Work, decode_model
-from .cache import DocumentCache
 from .logprobs import log_softmax
 from .stop import StopRule, Verdict, never_stop
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .fim import PromptBuilder
+from ..loading.fim import PromptBuilder
 
 # After a slide the window holds this share of its budget, so it slides again only after ~25% more text.
 REFILL_SHARE = 0.75

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,23 @@ def whole_characters(text: str, document: str = "") -> str:
     if REPLACEMENT in document:
         return text.rstrip(REPLACEMENT)
     return text.split(REPLACEMENT, 1)[0]
+
+
+def token_ends(ids: Sequence[int], text: str, texts: Sequence[str], decode: Callable[[list[int]], str]) -> list[int]:
+    """Where each token's text ends in `text` (the decoded `ids`, maybe cut by `whole_characters`), clamped to
+    its length. From the tokens' own texts when they join up to `text` (no decoding); else by decoding each
+    prefix (byte-level pieces of one character, a decoder that merges spaces)."""
+    if texts and all(0 <= i < len(texts) for i in ids):
+        ends, at = [], 0
+        for i in ids:
+            at += len(texts[i])
+            ends.append(at)
+        if "".join(texts[i] for i in ids).startswith(text):
+            return [min(e, len(text)) for e in ends]
+    out: list[int] = []
+    for k in range(1, len(ids) + 1):
+        out.append(min(len(text), max(out[-1] if out else 0, len(whole_characters(decode(list(ids[:k])))))))
+    return out
 
 
 class TokenizerError(Exception):

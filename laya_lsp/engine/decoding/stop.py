@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from ..lines import ends_answer
+from ...lines import ends_answer
 
 
 class Verdict(Enum):

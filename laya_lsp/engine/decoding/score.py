@@ -3,9 +3,11 @@
 Both run on the inference worker only (like everything that touches MLX) and know nothing of LSP.
 
 `score_options` prefills the shared prompt once (in a document's cache when the context is a document, so
-completions and decisions share the work) and scores every option in ONE forward pass: with the compiled step's
-models each option is a branch attending the cached prompt in place (no copy of it), otherwise the options are
-a right-padded batch in copies of the cache (adapter.py, `continuations`).
+completions and decisions share the work; else from the longest prefix of it a kept context holds, and the
+prompt is kept for the next call, caches/prompt_caches.py `ContextCache`) and scores every option in ONE
+forward pass: with the compiled step's models each option is a branch attending the cached prompt in place
+(no copy of it), otherwise the options are a right-padded batch in copies of the cache (adapter.py,
+`continuations`).
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ from dataclasses import dataclass, field
 import mlx.core as mx
 from mlx_lm.models.cache import KVCache, make_prompt_cache
 
+from ..caches.prompt_caches import ContextCache, DocumentCache
+from ..loading.model import LoadedModel
 from .adapter import decode_model
-from .cache import DocumentCache
 from .decode import CancelToken, DecodeSettings, LogitsProcessor, decode_branches, prefill_chunked
 from .logprobs import log_softmax
-from .model import LoadedModel
 from .stop import Verdict
 
 # Options per forward pass; larger sets are scored in several passes of this size (rows of one step, or one KV
@@ -55,16 +57,19 @@ def _scratch(lm: LoadedModel) -> DocumentCache:
     return DocumentCache(make_prompt_cache(lm.model))
 
 
-def borrow(lm: LoadedModel, doc: DocumentCache | None, prompt: list[int]) -> DocumentCache:
+def borrow(lm: LoadedModel, doc: DocumentCache | None, prompt: list[int],
+           contexts: ContextCache | None = None) -> DocumentCache:
     """A cache to prefill `prompt` into that reuses `doc` without destroying it.
 
     When `doc` holds a prefix of the prompt, extending it loses nothing, so `doc` itself is used (and the next
     request finds the prompt there). When the prompt diverges from what `doc` holds (a completion's prompt,
     say), the shared part is copied into a scratch cache and `doc` stays as it was, so a decision never makes
     the next keystroke's completion recompute its prompt.
+
+    Without `doc`, a copy of the longest prefix of the prompt `contexts` keeps (else an empty cache).
     """
     if doc is None:
-        return _scratch(lm)
+        return contexts.fetch(lm.model, prompt) if contexts is not None else _scratch(lm)
     shared = doc.reusable(prompt)
     if shared == len(doc.ids):
         return doc
@@ -85,16 +90,18 @@ def score_options(
     options_ids: list[list[int]],
     cancel: CancelToken | None = None,
     chunk: int = 128,
+    contexts: ContextCache | None = None,
 ) -> ScoreResult:
     """Sum of token log-probabilities of each option as the continuation of `prompt_ids`.
 
-    With `doc`, what that document's cache shares with the prompt is reused (see `borrow`); without, a scratch
-    cache is used. The options are scored in a batched copy, never appended to any cache.
+    With `doc`, what that document's cache shares with the prompt is reused (see `borrow`); without, what
+    `contexts` keeps of it (and the prompt is kept there afterwards), else a scratch cache. The options are
+    scored in a batched pass, never appended to any cache.
     """
     if not prompt_ids:
         raise ValueError("score_options needs a non-empty prompt")
     cancel = cancel or CancelToken()
-    cache = borrow(lm, doc, prompt_ids)
+    cache = borrow(lm, doc, prompt_ids, contexts)
     pre = prefill_chunked(lm.model, cache, prompt_ids, chunk, cancel)
     t0 = time.perf_counter()
     first = log_softmax(pre.logits)
@@ -102,6 +109,8 @@ def score_options(
     for lo in range(0, len(options_ids), MAX_BATCH):
         cancel.check()
         scores += _score_batch(lm, cache, first, options_ids[lo : lo + MAX_BATCH])
+    if doc is None and contexts is not None:
+        contexts.keep(cache)
     return ScoreResult(scores, len(prompt_ids), pre.reused, pre.ms, (time.perf_counter() - t0) * 1000)
 
 
@@ -147,15 +156,17 @@ def constrained_decode(
     max_tokens: int,
     cancel: CancelToken | None = None,
     chunk: int = 128,
+    contexts: ContextCache | None = None,
 ) -> ConstrainedResult:
     """Greedy decoding where `processor` reshapes every step's logits (e.g. masks tokens a grammar forbids).
 
     `processor` follows mlx-lm's convention for one sequence: (tokens so far (n,), logits (1, vocab)). Stops
     when `stop(token)` is true for the chosen token (that token is kept; the caller decides whether it
-    belongs to the output) or after `max_tokens`. Generated tokens never stay in a document's cache.
+    belongs to the output) or after `max_tokens`. Generated tokens never stay in a document's cache. Without
+    `doc`, the prompt's KV state comes from and goes back to `contexts` (see `score_options`).
     """
     cancel = cancel or CancelToken()
-    cache = borrow(lm, doc, prompt_ids)
+    cache = borrow(lm, doc, prompt_ids, contexts)
     pre = prefill_chunked(lm.model, cache, prompt_ids, chunk, cancel)
     out = ConstrainedResult([], prompt_tokens=len(prompt_ids), reused_tokens=pre.reused, prefill_ms=pre.ms)
     if max_tokens <= 0:
@@ -170,4 +181,6 @@ def constrained_decode(
     [branch] = decode_branches(lm.model, cache, pre.logits, settings, cancel)
     out.ids, out.logprobs, out.stopped = branch.ids, branch.logprobs, branch.done
     out.decode_ms = (time.perf_counter() - t0) * 1000
+    if doc is None and contexts is not None:
+        contexts.keep(cache)
     return out

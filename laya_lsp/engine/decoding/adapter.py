@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import mlx.core as mx
 from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, trim_prompt_cache
 
-from .cache import DocumentCache
+from ..caches.prompt_caches import DocumentCache
 from .step import CompiledStep, RowGroup, supports
 
 # Architectures whose Model.__call__ is `head(self.model(inputs, cache))`: for tokens whose logits are not

@@ -23,7 +23,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from .decode import Cancelled, CancelToken
+from ..decoding.decode import Cancelled, CancelToken
 
 log = logging.getLogger(__name__)
 
