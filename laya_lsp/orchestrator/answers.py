@@ -81,11 +81,16 @@ class Completion:
     def for_kind(self, kind: Kind, threshold: float) -> Completion:
         """What a `kind` request shows (a copy: strategies keep the whole answer): ghost text ("inline") only
         suggestions at least `threshold` sure; the completion list every one, the unsure ones last."""
-        sure = [s for s in self.suggestions if s.confidence >= threshold]
-        unsure = sorted((s for s in self.suggestions if s.confidence < threshold), key=lambda s: -s.confidence)
-        shown = sure if kind is Kind.INLINE else sure + unsure
-        doubt = bool(unsure) and not sure or bool(shown) and shown[0].cut
+        shown, doubt = shown_for(self.suggestions, kind, threshold)
         return replace(self, suggestions=shown, unsure=doubt)
+
+
+def shown_for(suggestions: list[Suggestion], kind: Kind, threshold: float) -> tuple[list[Suggestion], bool]:
+    """What a `kind` request shows of `suggestions`, and whether that is unsure (see `Completion.for_kind`)."""
+    sure = [s for s in suggestions if s.confidence >= threshold]
+    unsure = sorted((s for s in suggestions if s.confidence < threshold), key=lambda s: -s.confidence)
+    shown = sure if kind is Kind.INLINE else sure + unsure
+    return shown, bool(unsure) and not sure or bool(shown) and shown[0].cut
 
 
 

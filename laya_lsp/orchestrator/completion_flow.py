@@ -31,6 +31,7 @@ from .latency import (
     TypedThrough,
     WarmUp,
     typed_along,
+    unsure,
 )
 from .name_analysis import NameAnalysis, wider_run
 from .prompt_context import PromptContext
@@ -217,7 +218,8 @@ class CompletionFlow:
         cleaned = self._cleaned(ask.doc, ask.offset, ticket.plan, result)
         source = Source.TYPED_THROUGH if ticket.typed else Source.MODEL
         first_line = ticket.block and not ticket.typed and ask.remember and bool(cleaned.suggestions)
-        cleaning = {**cleaned.cleaning(), **({"first_line_first": True} if first_line else {})}
+        cleaning = {**cleaned.cleaning(), **({"first_line_first": True} if first_line else {}),
+                    "unsure": unsure(cleaned.suggestions, ask.kind, self.settings())}  # a hand-off is started for it
         return cleaned.booked(self.records.answered(ask.doc_id, ask.kind, source, result, ticket.plan.reason,
                                                     own=own, postprocess_ms=cleaned.postprocess_ms, extra=cleaning))
 

@@ -21,7 +21,7 @@ from ...config import Settings
 from ...decisions import fallback
 from ...engine import Candidate, CompletionResult, Timings, format_named, text_prompt, trailing_blanks
 from ...syntax import CompletionPlan, SyntaxDocument
-from ..answers import Cleaned, Completion, clean
+from ..answers import Cleaned, Completion, Suggestion, clean, shown_for
 from ..records import Kind, Records, Source
 from .background import Background
 from .base import Ask, LatencyStrategy, Ticket
@@ -36,10 +36,10 @@ SUFFIX_CHARS = 2000
 Context = Callable[[str, SyntaxDocument, int], list[tuple[str, str]]]
 
 
-def unsure(answer: Completion, kind: Kind, s: Settings) -> bool:
+def unsure(suggestions: list[Suggestion], kind: Kind, s: Settings) -> bool:
     """Whether the local answer is unsure enough to ask the serving engine (the one place this is decided):
     nothing passed the checks, or what this kind shows was cut short or withheld for low confidence."""
-    return not answer.suggestions or answer.for_kind(kind, s.min_confidence if s.postprocess else 0.0).unsure
+    return not suggestions or shown_for(suggestions, kind, s.min_confidence if s.postprocess else 0.0)[1]
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ class HandOff(LatencyStrategy):
             return
         if ask.kind not in (Kind.COMPLETION.value, Kind.INLINE.value) or not ask.current():
             return
-        if fb.completions == "unsure" and not unsure(answer, ask.kind, s):
+        if fb.completions == "unsure" and not unsure(answer.suggestions, ask.kind, s):
             return
         entry = self.asked.get(ask.doc_id)
         if entry is not None and entry.at(ask):
