@@ -9,9 +9,11 @@ from .loading.lazy_mlx_lm import defer_mlx_lm_init
 defer_mlx_lm_init()  # before the first mlx_lm import below: serving never needs transformers
 
 from .decoding.decode import Cancelled, CancelToken
+from .decoding.healing import trailing_blanks
 from .decoding.names import NameSet, NameSteer
 from .decoding.score import ScoreResult
 from .engine import Engine
+from .loading.fim import FimFormat, format_named, format_names, text_prompt
 from .loading.model import (
     DEFAULT_MODEL_DIR,
     ModelLoadError,
@@ -35,6 +37,7 @@ __all__ = [
     "CompletionResult",
     "Engine",
     "EngineSettings",
+    "FimFormat",
     "Job",
     "JobFailed",
     "Kind",
@@ -53,8 +56,12 @@ __all__ = [
     "Timings",
     "WorkFailed",
     "WorkResult",
+    "format_named",
+    "format_names",
     "hub_snapshot",
     "model_name",
     "quantization_label",
     "resolve_model",
+    "text_prompt",
+    "trailing_blanks",
 ]

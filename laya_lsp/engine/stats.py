@@ -44,6 +44,7 @@ class Source(_Word):
     SPECULATIVE = "speculative"
     WARM_UP = "warm-up"
     BLOCK = "block"  # the block decoded after its first line was answered (first line first)
+    HANDOFF = "handoff"  # a serving engine's answer where the local one was unsure
     NONE = "none"
 
 
@@ -55,6 +56,7 @@ class Kind(_Word):
     SPECULATIVE = "speculative"
     WARM_UP = "warm-up"
     BLOCK = "block"
+    HANDOFF = "handoff"
     DECIDE = "decide"
     STRUCTURED = "structured"
     ACTION = "action"

@@ -76,6 +76,7 @@ def _register_lifecycle(server: LayaServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LayaServer, params: lsp.DidChangeTextDocumentParams) -> None:
         # pygls has applied the changes to the document (documents.py); text inserted is a paste candidate.
+        ls.orchestrator.completions.changed(params.text_document.uri)
         for change in params.content_changes:
             if isinstance(change, lsp.TextDocumentContentChangePartial):
                 ls.orchestrator.completions.pasted(params.text_document.uri, change.text)

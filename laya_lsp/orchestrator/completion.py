@@ -24,6 +24,7 @@ from .latency import (
     Ask,
     Background,
     FirstLineFirst,
+    HandOff,
     LatencyStrategy,
     SharedJob,
     Speculation,
@@ -61,9 +62,10 @@ class CompletionFlow:
         # Documents asked before: a document's first request is not debounced (no burst of keystrokes is under
         # way, and a keystroke that follows supersedes it, keeping what it prefilled); closing forgets them.
         self._asked: set[str] = set()
-        # Asked in this order: a remembered answer beats sharing a running job, which beats a new run.
+        # Asked in this order: a remembered answer beats sharing a running job, which beats a new run; a
+        # serving engine's answer for this very text beats the local one shown there.
         self.strategies: list[LatencyStrategy] = [
-            typed, speculation, SharedJob(settings), FirstLineFirst(settings, background, typed, speculation),
+            HandOff(settings, records, background, typed, self._context), typed, speculation, SharedJob(settings), FirstLineFirst(settings, background, typed, speculation),
             self.warm_up,
         ]
 
@@ -78,6 +80,11 @@ class CompletionFlow:
 
     def saved(self, doc_id: str, doc: SyntaxDocument) -> None:
         self.context.ring.observe_file(doc_id, doc.text)
+
+    def changed(self, doc_id: str) -> None:
+        """The document's text changed (a keystroke): strategies drop what they asked for an older version."""
+        for strategy in self.strategies:
+            strategy.changed(doc_id)
 
     def pasted(self, doc_id: str, text: str) -> None:
         self.context.ring.observe_paste(doc_id, text)
@@ -118,7 +125,8 @@ class CompletionFlow:
         if refused is not None:
             return Completion([], refused)
         s = self.settings()
-        ask = Ask(doc_id, doc, offset, kind, remember, typing, s.typing_candidates if typing else s.candidates)
+        ask = Ask(doc_id, doc, offset, kind, remember, typing, s.typing_candidates if typing else s.candidates,
+                  version, current)
         self._asking.add(ask)
         debounce = debounce and doc_id in self._asked
         if remember:
@@ -159,7 +167,10 @@ class CompletionFlow:
             had = len(answer.result.candidates) if answer.result is not None else 0
             wider = wider_run(answer.suggestions, answer.rejected, had, wider, self.settings())
             if wider is None:
-                return answer
+                break
+        if answer is not None and ask.remember and ask in self._asking:
+            for strategy in self.strategies:
+                strategy.settled(ask, answer)
         return answer
 
     def _start(self, ask: Ask, version: int | None, debounce: bool) -> Ticket:

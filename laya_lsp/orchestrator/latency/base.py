@@ -6,7 +6,7 @@ asks its strategies at fixed points; each strategy keeps its own per-document st
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -27,6 +27,8 @@ class Ask:
     remember: bool  # its answer may serve later requests (an open document, a session)
     typing: bool  # asked while the user types, not invoked explicitly
     wanted: int  # candidates a model run for it asks for
+    version: int | None = None  # the document version it was made against (None: the front has none)
+    current: Callable[[], bool] = lambda: True  # whether the document is still at that version
 
     @property
     def prefix(self) -> str:
@@ -71,6 +73,12 @@ class LatencyStrategy:
 
     def answered(self, ask: Ask, answer: Completion, ticket: Ticket) -> None:
         """`ask`, which remembers, got `answer` (with suggestions) from a model run."""
+
+    def settled(self, ask: Ask, answer: Completion) -> None:
+        """`ask`, which remembers, is answered with `answer` from a model run (suggestions or none)."""
+
+    def changed(self, doc_id: str) -> None:
+        """The document's text changed (a keystroke): what was asked for an older version is stale."""
 
     def closed(self, doc_id: str) -> None:
         """Drop everything kept for the document."""

@@ -35,6 +35,10 @@ class TypedThrough(LatencyStrategy):
         entry = self.shown.by_doc[doc_id]
         self.shown.by_doc[doc_id] = Remembered(entry.prefix, entry.suffix, answer)
 
+    def show(self, doc_id: str, prefix: str, suffix: str, answer: Completion) -> None:
+        """`answer` was shown at (prefix, suffix) (a serving engine's, handed to a later request)."""
+        self.shown.by_doc[doc_id] = Remembered(prefix, suffix, answer)
+
     def closed(self, doc_id: str) -> None:
         self.shown.by_doc.pop(doc_id, None)
 
