@@ -4,6 +4,7 @@ up a first start (load and compile before any editor waits)."""
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import os
 import sys
@@ -21,8 +22,6 @@ LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
 def is_loopback(host: str) -> bool:
     if host in LOOPBACK_NAMES:
         return True
-    import ipaddress  # (only for --host: not on a server's path to its first answer)
-
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
