@@ -10,6 +10,8 @@ Read from the source with `ast`, so a violation names the file and line:
   wiring (bootstrap: tools that start a server live at the package's top, beside it);
 - no import cycle anywhere in the package, counting imports inside functions and under TYPE_CHECKING (a cycle
   broken only by deferring an import is still two modules that need each other);
+- one record: the record types (RequestStats, StatsBook, Kind, Source) are defined, built and booked only in
+  orchestrator/records.py, and statuses, kinds and sources are compared as enums, never as strings;
 - engine/ keeps at most 12 modules at its top (the rest live in its rooms: loading, caches, decoding, scheduling);
 - a private member (`_name`) is used only in the file that defines it, `self._name` included: libraries are
   used through their public API; each exception is in ALLOWED_PRIVATE with its reason. No class swaps.
@@ -196,6 +198,62 @@ def test_the_engine_keeps_its_modules_in_rooms():
     top = [p.name for p in (PACKAGE / "engine").iterdir()
            if (p.suffix == ".py") or (p.is_dir() and (p / "__init__.py").exists())]
     assert len(top) <= 12, f"engine/ has {len(top)} modules at its top: {sorted(top)}"
+
+
+RECORDS = "laya_lsp/orchestrator/records.py"
+RECORD_TYPES = {"RequestStats", "StatsBook", "Kind", "Source"}
+ENUM_FIELDS = {"status", "kind", "source"}  # a record's enum-valued fields (and the names they travel under)
+# An LSP client tool: its keystrokes' statuses are its own strings, read off the wire, not the server's enums.
+STRING_STATUSES_ALLOWED = {"laya_lsp/replay.py"}
+
+
+def test_records_are_defined_built_and_booked_only_in_the_orchestrators_records():
+    bad = []
+    for _module, path, tree in SOURCES:
+        rel = str(path.relative_to(PACKAGE.parent))
+        if rel == RECORDS:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name in RECORD_TYPES:
+                bad.append(f"{rel}:{node.lineno} defines {node.name}")
+            elif isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                if name in ("RequestStats", "book"):
+                    bad.append(f"{rel}:{node.lineno} calls {name}: book through orchestrator/records.py Records")
+    assert not bad, "\n".join(bad)
+
+
+def _enum_values() -> set[str]:
+    from laya_lsp.engine import Status
+    from laya_lsp.orchestrator import Kind, Source
+
+    return {m.value for enum in (Status, Kind, Source) for m in enum}
+
+
+def _string_comparisons(tree: ast.Module, values: set[str]) -> list[int]:
+    """Lines comparing a status/kind/source (by name or attribute) with one of the enums' strings."""
+    def named(node: ast.expr) -> bool:
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+        return name in ENUM_FIELDS or name.endswith("_kind") and name != "trigger_kind"
+
+    def strings(node: ast.expr) -> bool:
+        items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+        return any(isinstance(i, ast.Constant) and i.value in values for i in items)
+
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Compare)
+            and any(named(a) and strings(b) or named(b) and strings(a)
+                    for a, b in zip([node.left, *node.comparators], node.comparators))]
+
+
+def test_statuses_kinds_and_sources_are_compared_as_enums():
+    values = _enum_values()
+    bad = [f"{path.relative_to(PACKAGE.parent)}:{line}" for _m, path, tree in SOURCES
+           if str(path.relative_to(PACKAGE.parent)) not in STRING_STATUSES_ALLOWED
+           for line in _string_comparisons(tree, values)]
+    assert not bad, "compared with a string, not the enum:\n" + "\n".join(bad)
+    caught = _string_comparisons(ast.parse('if st.status == "loading" or kind in ("inline", "x"): pass'), values)
+    assert caught == [1, 1]
 
 
 def _private(name: object) -> bool:

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..config import Settings
-from ..engine import CompletionRequest, CompletionResult, Engine, Source, Status
+from ..engine import CompletionRequest, CompletionResult, Engine, Status
 from ..syntax import CompletionPlan, SyntaxDocument, plan_completion
 from .analysis import NameAnalysis, wider_run
-from .answers import Completion, clean
+from .answers import Cleaned, Completion, clean
 from .latency import (
     Ask,
     Background,
@@ -32,9 +32,10 @@ from .latency import (
     TypedThrough,
     WarmUp,
     typed_along,
+    unsure,
 )
 from .prompt_context import PromptContext
-from .records import Records
+from .records import Kind, Records, Source
 from .waiting import Caller, ClientGone, ModelGate, wait_job
 
 log = logging.getLogger(__name__)
@@ -107,10 +108,10 @@ class CompletionFlow:
         self.engine.close_document(doc_id)
 
     # -- one request ---------------------------------------------------------------------------------------
-    async def complete(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, *, version: int | None = None,
+    async def complete(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: Kind, *, version: int | None = None,
                        current: Callable[[], bool] = _always, debounce: bool = True, remember: bool = True,
                        caller: Caller | None = None, typing: bool = False) -> Completion | None:
-        """Answer a completion at `offset` of `doc` (`kind`: "completion" or "inline").
+        """Answer a completion at `offset` of `doc` (`kind`: Kind.COMPLETION or Kind.INLINE).
 
         `typing`: the client asked while the user types (not an explicit invocation): a model run then asks
         for `typingCandidates` candidates instead of `candidates`, so the first one arrives sooner.
@@ -221,13 +222,13 @@ class CompletionFlow:
         """Clean raw candidates against the document and book the request."""
         if ticket.typed:  # a shared running job: keep what the user typed through, trimmed
             result = replace(result, candidates=typed_along(result.candidates, ticket.typed))
-        answer = self._cleaned(ask.doc, ask.offset, ticket.plan, result)
+        cleaned = self._cleaned(ask.doc, ask.offset, ticket.plan, result)
         source = Source.TYPED_THROUGH if ticket.typed else Source.MODEL
-        first_line = ticket.block and not ticket.typed and ask.remember and bool(answer.suggestions)
-        cleaning = {**answer.cleaning(), **({"first_line_first": True} if first_line else {})}
-        answer.stats = self.records.answered(ask.doc_id, ask.kind, source, result, ticket.plan.reason, own=own,
-                                             postprocess_ms=answer.postprocess_ms, extra=cleaning)
-        return answer
+        first_line = ticket.block and not ticket.typed and ask.remember and bool(cleaned.suggestions)
+        cleaning = {**cleaned.cleaning(), **({"first_line_first": True} if first_line else {}),
+                    "unsure": unsure(cleaned.suggestions, ask.kind, self.settings())}  # a hand-off is started for it
+        return cleaned.booked(self.records.answered(ask.doc_id, ask.kind, source, result, ticket.plan.reason,
+                                                    own=own, postprocess_ms=cleaned.postprocess_ms, extra=cleaning))
 
     # -- building blocks (the strategies use them too) -----------------------------------------------------
     def plan(self, doc: SyntaxDocument, offset: int) -> CompletionPlan:
@@ -243,7 +244,7 @@ class CompletionFlow:
             return []
         return self.context.chunks(doc_id, doc, offset, self.settings())
 
-    def request_for(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, plan: CompletionPlan,
+    def request_for(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: Kind, plan: CompletionPlan,
                     version: int | None, debounce: bool, background: bool = False,
                     source: str = "model", candidates: int | None = None, lines: int | None = None) -> CompletionRequest:
         """The engine request for a completion at `offset` under `plan` (with the context before the prompt);
@@ -254,9 +255,9 @@ class CompletionFlow:
             max_lines=lines or (plan.max_lines if plan.multiline else 1),
             max_tokens=min(s.max_tokens, plan.max_tokens),
             version=version, debounce=debounce, context=self._context(doc_id, doc, offset), background=background,
-            source=source, names=self.names.for_request(doc_id, doc, offset, s) if kind != "warm-up" else None,
+            source=source, names=self.names.for_request(doc_id, doc, offset, s) if kind is not Kind.WARM_UP else None,
         )
 
-    def _cleaned(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Completion:
+    def _cleaned(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Cleaned:
         s = self.settings()
         return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None, s.min_confidence)

@@ -31,7 +31,7 @@ from ..decoding.stop import LineStop
 from ..loading.model import LoadedModel
 from ..loading.tokenizer import whole_characters
 from ..requests import Candidate, EngineSettings
-from ..stats import ENDED, Meter, Status, Timings
+from ..timings import ENDED, Meter, Status, Timings
 from .scheduler import Job
 
 T = TypeVar("T")
