@@ -18,7 +18,6 @@ from dataclasses import replace
 from ..config import Settings
 from ..engine import CompletionRequest, CompletionResult, Engine, Status
 from ..syntax import CompletionPlan, SyntaxDocument, plan_completion
-from .analysis import NameAnalysis, wider_run
 from .answers import Cleaned, Completion, clean
 from .latency import (
     Ask,
@@ -34,6 +33,7 @@ from .latency import (
     typed_along,
     unsure,
 )
+from .name_analysis import NameAnalysis, wider_run
 from .prompt_context import PromptContext
 from .records import Kind, Records, Source
 from .waiting import Caller, ClientGone, ModelGate, wait_job
