@@ -44,7 +44,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from benchmarks import deep_lines, quality_names
+from benchmarks import deep_lines, handoff, quality_names
 from benchmarks.common import heldout_half, load_result, save
 from benchmarks.shown import person_breakdown
 from laya_lsp.replay import LANGUAGES, Buffer, ReplayClient, server_command
@@ -204,6 +204,7 @@ async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespa
     multi = name in MULTI_LINE_SETS
     settings = {"postprocess": postprocess, "candidates": args.candidates, "debounceMs": 0,
                 "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0,
+                **(handoff.settings(args.remote_url, args.remote_fim, args.handoff) if args.handoff else {}),
                 **json.loads(args.settings)}
     command = server_command(args.model)
     if args.server_from:  # another checkout's server (e.g. main before a change), this benchmark's tasks and scoring
@@ -211,21 +212,25 @@ async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespa
                    *command]
     client = ReplayClient(command, settings)
     await client.start()
-    answers = []
+    answers: list[dict[str, Any]] = []
     records: dict[int, dict[str, Any]] = {}
+    last_id = -1
     for i, task in enumerate(tasks):
         language = task.get("language", "python")
         buf = Buffer(f"file:///quality/{name}/{i}{_EXTENSIONS.get(language, '.txt')}", language,
                      task["prefix"] + task["suffix"], len(task["prefix"]), "")
         client.open(buf)
-        texts, ms = await client.ask(buf, "inline" if multi or args.kind == "inline" else "completion")
-        if not multi and args.kind != "inline":
-            # Completion items replace the word being typed; take the inserted part after it.
-            word = len(task["prefix"]) - len(task["prefix"].rstrip(WORD_CHARS))
-            texts = [t[word:] for t in texts]
+        # Completion items replace the word being typed; take the inserted part after it (ghost text inserts).
+        kind = "inline" if multi or args.kind == "inline" else "completion"
+        word = 0 if kind == "inline" else len(task["prefix"]) - len(task["prefix"].rstrip(WORD_CHARS))
+        if args.handoff:  # the local answer, and the one asked again after a hand-off (benchmarks/handoff.py)
+            answers.append(await handoff.ask(client, buf, kind, word, last_id))
+            last_id = answers[-1]["last_id"]
+        else:
+            texts, ms = await client.ask(buf, kind)
+            answers.append({"texts": [t[word:] for t in texts], "ms": ms})
         client.client.text_document_did_close(_close(buf.uri))
-        answers.append({"texts": texts, "ms": ms})
-        if (i + 1) % STATS_EVERY == 0 or i + 1 == len(tasks):
+        if (i + 1) % (STATS_EVERY // 4 if args.handoff else STATS_EVERY) == 0 or i + 1 == len(tasks):  # (kept: 256)
             st = await client.stats(recent=STATS_EVERY + 10)
             records.update({r["id"]: r for r in st.get("recent", [])})
     await client.stop()
@@ -384,7 +389,20 @@ def main() -> int:
                    help="files-<language>: only this half of the held-out files (benchmarks/common.py heldout_half)")
     p.add_argument("--save-as", default="quality", help="results name: benchmarks/results/<date>-<name>.json")
     p.add_argument("--settings", default="{}", help="laya settings (JSON) over the run's own, e.g. '{\"draftTokens\": 0}'")
+    p.add_argument("--handoff", nargs="?", const="unsure", choices=["unsure", "always"],
+                   help="with the hand-off to a local mlx_lm.server (fallback.completions; benchmarks/handoff.py)")
+    p.add_argument("--remote-model", help="the model the serving engine serves (default: the embedded model)")
+    p.add_argument("--remote-fim", default="qwen/spm", help="fallback.fim for the remote model")
     args = p.parse_args()
+    if args.handoff:
+        args.no_raw = True
+        with handoff.serving_engine(args.remote_model) as args.remote_url:
+            return run(args)
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Every set through the server, scored, printed and saved."""
     if args.quick:
         args.limit_single = args.limit_multi = args.limit_heldout = args.limit_files = 30
     sets = load_tasks(args)
@@ -414,6 +432,8 @@ def main() -> int:
                                            for t in tasks]}
         answers, server = asyncio.run(ask_all(tasks, name, args, postprocess=True))
         entry["laya"], post = score(tasks, answers, multi, server)
+        if args.handoff:
+            entry["handoff"] = handoff.compare(tasks, answers)
         for row, answer in zip(entry["tasks"], answers):
             row["post"] = answer["texts"]
         raw_answers = None
@@ -429,6 +449,8 @@ def main() -> int:
                 row["raw"] = answer["texts"]
         report["sets"][name] = entry
         print_set(name, entry)
+        if args.handoff:
+            handoff.print_comparison(entry)
         quality_names.print_breakdown(entry)
     report["wall_s"] = round(time.time() - t0, 1)
     print("saved", save(args.save_as, report))

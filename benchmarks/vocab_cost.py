@@ -148,7 +148,7 @@ def decide_worker(model_dir: str) -> dict[str, Any]:
     """decide on its calibration set (decisions/calibration_set.jsonl): accuracy, NLL and mean confidence."""
     import math
 
-    from laya_lsp.decisions.calibrate import report, score_set
+    from laya_lsp.calibrate import report, score_set
 
     _, rows = score_set(model_dir)
     res = report(rows)["total"]

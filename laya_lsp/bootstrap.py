@@ -77,27 +77,36 @@ def create_engine(settings: Settings, min_queue: int = 0) -> Engine:
 
 
 class LoadProgress:
-    """The steps of a load that may start before anyone can show them: the latest is kept, and handed to the
-    listener that comes later (the LSP server, once the client can take $/progress), then every step after it."""
+    """The steps of a load that may start before anyone can show them: the latest is kept, and handed to each
+    listener that comes later (the LSP server once the client can take $/progress, a request waiting for the
+    model), then every step after it."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.latest: tuple[str, int] | None = None
-        self._listener: Progress | None = None
+        self._listeners: list[Progress] = []
 
     def __call__(self, message: str, pct: int) -> None:
         with self._lock:
             self.latest = (message, pct)
-            listener = self._listener
-        if listener is not None:
+            listeners = list(self._listeners)
+        for listener in listeners:
             listener(message, pct)
 
-    def listen(self, listener: Progress) -> None:
+    def listen(self, listener: Progress) -> Callable[[], None]:
+        """Call `listener` with the latest step now and every step after; returns what stops that."""
         with self._lock:
-            self._listener = listener
+            self._listeners.append(listener)
             latest = self.latest
         if latest is not None:
             listener(*latest)
+
+        def stop() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return stop
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""The `laya-lsp` command: serve LSP (stdio or loopback TCP), complete one position, or diagnose the setup."""
+"""The `laya-lsp` command: serve LSP (stdio or loopback TCP), complete one position, diagnose the setup, or warm
+up a first start (load and compile before any editor waits)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
     serve.add_argument("--allow-remote", action="store_true",
                        help="allow a non-loopback --host (the protocol has no authentication: use with care)")
+    serve.add_argument("--max-message-bytes", type=int, default=64 * 2**20,
+                       help="largest LSP message (Content-Length) read; larger ones are answered with an error and "
+                       "dropped (default 64 MiB)")
     _add_model_options(serve)
 
     comp = sub.add_parser("complete", help="print candidates and timings for one position, without an editor")
@@ -79,7 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = sub.add_parser("doctor", help="report platform, MLX device, BLAS, threads, memory and model")
     doctor.add_argument("--json", action="store_true", help="print JSON instead of text")
+    doctor.add_argument("--warm-up", action="store_true", help="then run `warm-up` (load, compile, first requests)")
     _add_model_options(doctor)
+
+    warm = sub.add_parser("warm-up", help="load the model and compile every kernel a server needs (on a GPU, "
+                          "once per machine and MLX version), with progress; then a first completion and decision")
+    warm.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _add_model_options(warm)
     return parser
 
 
@@ -97,7 +107,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 def main(argv: list[str] | None = None) -> int:
     use_fast_blas()  # before anything imports MLX: backend check, a fast BLAS on Linux CPU
     raw = list(sys.argv[1:] if argv is None else argv)
-    if not raw or raw[0] not in ("serve", "complete", "http", "doctor", "-h", "--help", "--version"):
+    if not raw or raw[0] not in ("serve", "complete", "http", "doctor", "warm-up", "-h", "--help", "--version"):
         raw = ["serve", *raw]  # no command: serve over stdio, taking serve's options
     args = build_parser().parse_args(raw)
     command = args.command
@@ -115,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
         from .doctor import run_doctor
 
         return run_doctor(args, _settings(args))
+    if command == "warm-up":
+        from .first_start import run_warm_up
+
+        return run_warm_up(args, _settings(args))
     return 2
 
 
@@ -135,13 +149,16 @@ def serve(args: argparse.Namespace) -> int:
         print(f"laya-lsp: refusing to listen on non-loopback host {args.host!r} without --allow-remote",
               file=sys.stderr)
         return 2
+    if args.max_message_bytes < 1:
+        print("laya-lsp: --max-message-bytes must be positive", file=sys.stderr)
+        return 2
     settings = _settings(args)
     # The model loads on the engine's worker from here on, while the LSP stack imports (~0.4 s).
     loading = bootstrap.begin(settings)
     try:
         from .lsp import create_server
 
-        server = create_server(settings, loading)
+        server = create_server(settings, loading, max_message_bytes=args.max_message_bytes)
         if args.tcp:
             server.start_tcp(args.host, args.port)
         else:

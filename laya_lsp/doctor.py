@@ -86,6 +86,10 @@ def collect(settings: Settings) -> dict[str, Any]:
 
 def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
     info = collect(settings)
+    if getattr(args, "warm_up", False):  # the first start too, its progress on stderr (first_start.py)
+        from .first_start import warm_up
+
+        info["warm_up"] = warm_up(settings, lambda line: print(line, file=sys.stderr, flush=True))
     if args.json:
         print(json.dumps(info, indent=2))
         return 0

@@ -1,4 +1,4 @@
-"""The command line: help, doctor (device, BLAS routing, model) and complete."""
+"""The command line: help, doctor (device, BLAS routing, model), warm-up and complete."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def run(*args: str, check: bool = True, env: dict | None = None) -> subprocess.C
 
 def test_help_documents_every_command_and_option():
     top = run("--help").stdout
-    for cmd in ("serve", "complete", "doctor"):
+    for cmd in ("serve", "complete", "doctor", "warm-up"):
         assert cmd in top
     serve = run("serve", "--help").stdout
     for opt in ("--tcp", "--host", "--port", "--allow-remote", "--model", "--allow-download", "--settings"):
@@ -46,6 +46,29 @@ def test_doctor_reports_blas_device_and_model():
 def test_doctor_names_a_missing_model():
     info = json.loads(run("doctor", "--json", "--model", "/nonexistent/model").stdout)
     assert "does not exist" in info["model"]["error"]
+
+
+def test_warm_up_compiles_every_step_shape_with_progress_then_runs_first_requests():
+    """With fixed shapes (the GPU's way: where kernels compile) every row count is warmed and reported as it goes;
+    then a completion, a decision and a structured value run, as a server's first requests would."""
+    done = run("warm-up", "--json", "--model", str(TINY_MODEL), "--settings", '{"fixedShapes": "on"}')
+    info = json.loads(done.stdout)
+    assert info["model"].startswith("laya-test-tiny") and "error" not in info
+    assert set(info["first_requests_ms"]) == {"completion", "decision", "structured"}
+    progress = done.stderr.splitlines()
+    rows = [line for line in progress if "warmed up: steps of" in line]
+    assert len(rows) > 3, done.stderr  # one line per row count, as each is compiled
+    assert progress.index(rows[-1]) < next(i for i, line in enumerate(progress) if "] ready" in line)
+
+
+def test_warm_up_of_a_missing_model_says_why_and_fails():
+    failed = run("warm-up", "--json", "--model", "/nonexistent/model", check=False)
+    assert failed.returncode == 1 and "does not exist" in json.loads(failed.stdout)["error"]
+
+
+def test_doctor_can_warm_up_too():
+    info = json.loads(run("doctor", "--json", "--warm-up", "--model", str(TINY_MODEL)).stdout)
+    assert info["model"]["name"].startswith("laya-test-tiny") and info["warm_up"]["first_requests_ms"]["decision"] > 0
 
 
 def test_complete_prints_candidates_and_timings(tmp_path: Path):

@@ -9,8 +9,9 @@ import pytest
 from golden.confidence_cases import CASES, CutCase
 
 from laya_lsp.engine import Candidate, CompletionResult, Timings
-from laya_lsp.orchestrator.answers import clean
+from laya_lsp.orchestrator.answers import clean, shown_for
 from laya_lsp.orchestrator.confidence import Calibration
+from laya_lsp.orchestrator.records import Kind
 from laya_lsp.syntax import SyntaxDocument, SyntaxSettings, plan_completion
 
 # p = sigmoid(20 + 20 * least log-probability so far): a token of probability 0.5 leaves p > 0.99, 0.3 < 0.01.
@@ -25,8 +26,9 @@ def shown(case: CutCase) -> str | None:
     ends = [sum(len(t) for t, _ in case.tokens[: i + 1]) for i in range(len(case.tokens))]
     lps = [math.log(p) for _, p in case.tokens]
     result = CompletionResult([Candidate(raw, sum(lps), len(lps), lps, ends)], Timings())
-    answer = clean(doc, offset, plan, result, SyntaxSettings(), SHARP.threshold, SHARP).for_kind("inline", 0.5)
-    return answer.suggestions[0].text if answer.suggestions else None
+    cleaned = clean(doc, offset, plan, result, SyntaxSettings(), SHARP.threshold, SHARP)
+    shown, _unsure = shown_for(cleaned.suggestions, Kind.INLINE, SHARP.threshold)
+    return shown[0].text if shown else None
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest_lsp
 from conftest import DEFAULT_SERVER_CMD
-from lsphelpers import open_doc, position_at, stats
+from lsphelpers import open_doc, position_at
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 

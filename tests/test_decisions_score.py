@@ -67,7 +67,7 @@ def test_calibration_fit_recovers_a_known_temperature():
     """Answers drawn from softmax(s / 2) for fixed scores: the fitted temperature comes out near 2."""
     import random
 
-    from laya_lsp.decisions.calibrate import ece, fit, nll
+    from laya_lsp.calibrate import ece, fit, nll
     from laya_lsp.decisions.decide import softmax
 
     rng = random.Random(7)

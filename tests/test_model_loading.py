@@ -1,13 +1,13 @@
-"""Requests that arrive before the model has loaded: they wait for the load (bounded) and are then answered; past
-the bound they get a clear "model loading" answer. Never an error record in `laya/stats`.
+"""Requests that arrive before the model has loaded. An editor's wait for the load, shown as $/progress, until
+the model answers (or the client cancels); an HTTP request waits a bounded time, then gets a clear "model
+loading" answer (503). Never an error record in `laya/stats`.
 
 The load is held back by an import hook (importhook.py): while a flag file exists the engine's model load waits,
-and the orchestrator's wait bound is shortened so the bounded path is reached quickly.
+and the HTTP wait bound is 0, so a bounded wait would end at once.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -32,10 +32,10 @@ def _hold():
 
 
 def _short_bound(module):
-    module.MODEL_WAIT_S = 0.5
+    module.MODEL_WAIT_S = 0.0
 
 
-PATCHES = {"laya_lsp.engine.engine": lambda module: wrap(module, "load_model", _hold),
+PATCHES = {"laya_lsp.engine.facade": lambda module: wrap(module, "load_model", _hold),
            "laya_lsp.orchestrator.waiting": _short_bound}
 '''
 URI = "file:///loading/early.py"
@@ -50,29 +50,47 @@ def _hook(tmp_path: Path) -> tuple[dict[str, str], Path]:
     return {**hook_env(tmp_path, HOLD_LOAD), "LAYA_HOLD_LOAD_FILE": str(flag)}, flag
 
 
-async def test_lsp_requests_before_the_load_get_model_loading_then_answers(tmp_path: Path):
+def _progress(c: LspClient, token: object) -> list[dict]:
+    """The $/progress values the server sent on `token`, in order."""
+    return [m["params"]["value"] for m in c.notifications
+            if m["method"] == "$/progress" and m["params"]["token"] == token]
+
+
+async def test_lsp_requests_during_the_load_wait_visibly_then_get_the_real_answer(tmp_path: Path):
+    """An editor's request that comes while the model loads (on a GPU's first start: kernels compile) waits for
+    it, however long, shown as $/progress, and is answered by the model; `$/cancelRequest` ends a wait. The
+    bound an HTTP request gets is 0 here (the hook): an answer before the load would come at once."""
     env, flag = _hook(tmp_path)
     c = await LspClient.spawn(DEFAULT_SERVER_CMD, env=env, default_timeout=60)
     try:
-        await c.initialize(initialization_options=SETTINGS)
+        await c.initialize(initialization_options=SETTINGS)  # a client that takes window/workDoneProgress
         await c.did_open(URI, TEXT)  # its warm-up waits for the model instead of failing
         end = position_at(TEXT, len(TEXT))
-        resp = await c.completion(URI, end["line"], end["character"])
-        assert resp["result"]["items"] == [], "answered with candidates although no model has loaded"
-        stats = await c.call("laya/stats", {"recent": 50})
-        assert stats["model"] is None
-        assert [r["status"] for r in stats["recent"]] == ["loading"]
-        assert stats["recent"][0]["error"] == "model loading"
+        where = {"textDocument": {"uri": URI}, "position": end}
+        _shown, shown_reply = await c.send_request("textDocument/completion", {**where, "workDoneToken": "wait-1"})
+        _plain, plain_reply = await c.send_request("textDocument/completion", where)
+        gone, gone_reply = await c.send_request("laya/decide", {"context": "x = ", "choices": ["1", "2"]})
+        begin = await c.wait_notification("$/progress", lambda m: m["params"]["token"] == "wait-1")
+        assert begin["params"]["value"]["kind"] == "begin" and "waiting for the model" in begin["params"]["value"]["title"]
+        load = await c.wait_notification("$/progress", lambda m: m["params"]["value"].get("title") == "laya: loading model")
+        created = [r["params"]["token"] for r in c.server_requests if r["method"] == "window/workDoneProgress/create"]
+        assert created == [load["params"]["token"]], "the load's progress token was not created first"
+        await c.cancel(gone)
+        cancelled = await c.wait_response(gone_reply)
+        assert cancelled["error"]["code"] == -32800, cancelled  # RequestCancelled: the client ended the wait
+        stats = await c.call("laya/stats", {"recent": 50})  # answered while the requests above still wait
+        assert stats["model"] is None and stats["recent"] == [], "a request was answered before the model loaded"
+        assert not shown_reply.done() and not plain_reply.done()
         flag.unlink()  # the load goes on
-        for _ in range(1200):
-            if (await c.call("laya/stats", {"recent": 0}))["model"] is not None:
-                break
-            await asyncio.sleep(0.05)
-        resp = await c.completion(URI, end["line"], end["character"])
-        assert resp["result"]["items"], "no candidates once the model has loaded"
+        for reply in (shown_reply, plain_reply):
+            resp = await c.wait_response(reply)
+            assert resp["result"]["items"], "no candidates once the model has loaded"
+        steps = _progress(c, "wait-1")
+        assert [v["kind"] for v in steps[:1] + steps[-1:]] == ["begin", "end"] and steps[-1]["message"] == "model ready"
+        assert any(v["kind"] == "report" for v in steps), "the load's steps were not shown on the request's token"
+        assert _progress(c, created[0])[-1] == {"kind": "end", "message": "ready"}
         stats = await c.call("laya/stats", {"recent": 50})
-        assert "error" not in stats["summary"]["by_status"], stats["recent"]
-        assert stats["recent"][-1]["kind"] == "completion" and stats["recent"][-1]["status"] == "ok"
+        assert {r["status"] for r in stats["recent"] if r["kind"] == "completion"} == {"ok"}, stats["recent"]
         assert any(r["kind"] == "warm-up" for r in stats["recent"]), "the open's warm-up never ran"
     finally:
         await c.close()

@@ -111,7 +111,7 @@ def test_the_pygls_leak_workaround_still_finds_pygls_request_table():
     this fails loudly instead, so the workaround is revisited (removed once pygls stops filing them)."""
     from pygls.lsp.server import LanguageServer
 
-    from laya_lsp.lsp.protocol import PYGLS_REQUEST_TABLE
+    from laya_lsp.lsp.pygls_workarounds import PYGLS_REQUEST_TABLE
 
     table = getattr(LanguageServer("probe", "0").protocol, PYGLS_REQUEST_TABLE, None)
     assert isinstance(table, dict), f"pygls no longer has {PYGLS_REQUEST_TABLE}: revisit LayaProtocol's clean-up"

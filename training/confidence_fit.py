@@ -77,6 +77,7 @@ def tasks_of(half: str, files: int, per_file: int, extra: int) -> list[dict[str,
 
 async def _collect(tasks: list[dict[str, Any]], out: Path) -> None:
     from laya_lsp import bootstrap
+    from laya_lsp.orchestrator import Kind
 
     orch = bootstrap.start(bootstrap.resolve_settings(json.dumps(SETTINGS)))
     done = {json.loads(x)["id"] for x in out.read_text().splitlines() if x.endswith("}")} if out.exists() else set()
@@ -85,7 +86,7 @@ async def _collect(tasks: list[dict[str, Any]], out: Path) -> None:
         for i, t in enumerate(tasks):
             uri = f"file:///c/{t['doc']}"
             doc = SyntaxDocument(t["prefix"] + t["suffix"], t["language"], uri)
-            answer = await orch.completions.complete(uri, doc, len(t["prefix"]), "inline", remember=False)
+            answer = await orch.completions.complete(uri, doc, len(t["prefix"]), Kind.INLINE, remember=False)
             sugg = []
             for rank, s in enumerate(answer.suggestions if answer else []):
                 ok = [int(right_as_far(s.text[:end], t["middle"])) for end in s.token_ends]

@@ -7,9 +7,9 @@ batch), and the confidence is a probability over the set only:
                                s_i = mean log-likelihood per token               (normalize = "mean")
 
 "total" is the model's own probability of each exact string, renormalised over the set; it is the default
-because it is what the model means. T (the temperature) is fitted per model by `calibrate.py` on a small
-labelled set (`calibration_set.jsonl`) by minimising the negative log-likelihood of the right answers, and
-stored in `calibration.json`; a model with no entry uses T = 1 (the plain renormalised probability).
+because it is what the model means. T (the temperature) is fitted per model by `laya_lsp/calibrate.py` on a
+small labelled set (`calibration_set.jsonl`) by minimising the negative log-likelihood of the right answers,
+and stored in `calibration.json`; a model with no entry uses T = 1 (the plain renormalised probability).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import math
 import time
 from dataclasses import dataclass, field
@@ -28,6 +29,9 @@ import numpy as np
 
 from ..engine import ModelWork
 from .decide import TAIL_CHARS_PER_TOKEN
+from .schema_limits import SchemaError, check_schema
+
+log = logging.getLogger(__name__)
 
 MAX_CLOSE_STEPS = 4096
 DEFAULT_MAX_TOKENS = 256
@@ -40,20 +44,33 @@ SAFE_INTEGER = 2**53 - 1  # unbounded numbers are bounded to what a JavaScript c
 # Brackets a value may nest: no schema a person writes wants more, and a model left free (`{}`, an array of
 # anything) can open one per token until Python's own JSON parser gives up near 1,000.
 MAX_DEPTH = 64
+# llguidance's own bounds on compiling and running a grammar (its defaults are 10x larger): a schema within
+# schema_limits compiles far below them; terse errors, so nothing of the grammar's state reaches a client.
+GRAMMAR_LIMITS: dict[str, Any] = {"max_grammar_size": 50_000, "max_lexer_states": 50_000, "initial_lexer_fuel": 1_000_000,
+                  "step_lexer_fuel": 200_000, "step_max_items": 50_000, "verbose_errors": False}
 
-
-class SchemaError(ValueError):
-    """The schema is not valid JSON Schema or cannot be compiled to a grammar."""
+__all__ = ["SchemaError", "StructuredError", "Unfinishable", "prepare_schema", "structured_with"]
 
 
 class StructuredError(RuntimeError):
-    """Decoding could not produce a valid value (should not happen; reported rather than returned invalid)."""
+    """Decoding could not produce a valid value (logged in full on the server's side)."""
+
+
+class Unfinishable(SchemaError):
+    """The schema admits no value the decoder can finish within its limits (a client error: InvalidParams / 422)."""
+
+
+def _grammar_limits() -> Any:
+    from llguidance import LLParserLimits
+
+    return LLParserLimits(**GRAMMAR_LIMITS)
 
 
 def prepare_schema(schema: Any) -> dict[str, Any]:
     """Check the schema (jsonschema's meta-schema) and close objects that leave extra keys open."""
     if not isinstance(schema, dict):
         raise SchemaError("schema must be a JSON object")
+    check_schema(schema)  # depth, size, properties and $ref cycles first: the meta-schema check recurses
     from jsonschema import exceptions, validators
 
     try:
@@ -164,12 +181,13 @@ class JsonConstraint:
             grammar = LLMatcher.grammar_from_json_schema(schema, defaults={"whitespace_flexible": False})
         except ValueError as exc:
             raise SchemaError(str(exc)) from None
-        err = LLMatcher.validate_grammar(grammar, llt)
+        limits = _grammar_limits()
+        err = LLMatcher.validate_grammar(grammar, llt, limits=limits)
         if err and not err.startswith("WARNING"):
-            raise SchemaError(f"schema not supported: {err}")
-        self.matcher = LLMatcher(llt, grammar, log_level=0)
+            raise SchemaError(f"schema not supported: {_first_line(err)}")
+        self.matcher = LLMatcher(llt, grammar, log_level=0, limits=limits)
         if self.matcher.is_error():
-            raise SchemaError(f"schema not supported: {self.matcher.get_error()}")
+            raise SchemaError(f"schema not supported: {_first_line(self.matcher.get_error())}")
         self.eos = model.eos_id
         self.consumed = 0
         self.allowed_counts: list[int] = []
@@ -178,6 +196,19 @@ class JsonConstraint:
         self._close_inside = self._single_tokens(CLOSE_INSIDE)
         self.nesting = Nesting()
         self._openers, self._most_opened = opener_tokens(model)
+        self._admits_a_value()
+
+    def _admits_a_value(self) -> None:
+        """Before any model work: the grammar's first step must allow a token other than end-of-text (a
+        `$ref` cycle or contradictory bounds compile to a grammar that matches nothing)."""
+        first = self.allowed()
+        if self.eos is not None and 0 <= self.eos < first.shape[0]:
+            first[self.eos] = False
+        if self.matcher.is_error() or not first.any():
+            why = _first_line(self.matcher.get_error()) if self.matcher.is_error() else "no first token is allowed"
+            log.info("schema admits no value: %s", why)
+            raise Unfinishable("the schema admits no JSON value (it contradicts itself or refers to itself without "
+                               "nesting)")
 
     def _single_tokens(self, chars: str) -> list[int]:
         out = []
@@ -208,7 +239,7 @@ class JsonConstraint:
 
     def _consume(self, token: int) -> None:
         if not self.matcher.consume_token(token) or self.matcher.is_error():
-            raise StructuredError(f"grammar rejected token {token}: {self.matcher.get_error()}")
+            raise StructuredError(f"grammar rejected token {token}: {_first_line(self.matcher.get_error())}")
         self.consumed += 1
         self.nesting = self.nesting.after(self.model.token_texts[token])[0]
 
@@ -226,6 +257,10 @@ class JsonConstraint:
             return True
         self._consume(token)
         return bool(self.matcher.is_stopped())
+
+    def _closes(self, token: int) -> bool:
+        text = self.model.token_texts[token]
+        return "}" in text or "]" in text
 
     def close(self, emitted: list[int]) -> list[int]:
         """Complete the value by the grammar alone (the budget is spent), preferred bytes first."""
@@ -249,17 +284,23 @@ class JsonConstraint:
             mask = self.allowed()
             order = self._close_inside if in_string else self._close_outside
             # The same byte over and over without the value ending is a loop (zeros after '-0.'): take the next.
-            looping = len(out) >= 8 and len(set(out[-8:])) == 1
+            # Closers are never a loop: each ends a level (a value nested 20 deep ends with 20 of them).
+            looping = len(out) >= 8 and len(set(out[-8:])) == 1 and not self._closes(out[-1])
             pick = next((t for t in order if mask[t] and not (looping and t == out[-1])), None)
             if pick is None:
-                allowed = [int(t) for t in np.flatnonzero(mask) if t != self.eos and not (looping and t == out[-1])]
+                allowed = [int(t) for t in np.flatnonzero(mask) if t != self.eos]
                 if not allowed:
                     break
-                pick = allowed[0]
+                pick = next((t for t in allowed if not (looping and t == out[-1])), allowed[0])
             self._consume(pick)
             out.append(pick)
             scan([pick])
-        raise StructuredError("could not close the JSON value within the step limit")
+        raise StructuredError(f"could not close the JSON value within {MAX_CLOSE_STEPS} steps")
+
+
+def _first_line(message: str) -> str:
+    """llguidance's message without the parser state it may append."""
+    return message.strip().split("\n", 1)[0][:300]
 
 
 @dataclass
@@ -288,23 +329,37 @@ def validate(value: Any, schema: dict[str, Any]) -> None:
     validators.validator_for(schema)(schema).validate(value)
 
 
+def _checked(text: str, schema: dict[str, Any]) -> Any:
+    """The decoded value, parsed and validated: an invalid value is never returned."""
+    try:
+        value = json.loads(text)
+        validate(value, schema)
+    except Exception as exc:  # a parse error, a ValidationError, a RecursionError on a deep value
+        raise StructuredError(f"constrained output did not validate: {exc}; text {text[:200]!r}") from exc
+    return value
+
+
 def structured_with(model: ModelWork, prompt: str, schema: dict[str, Any], prepared: dict[str, Any],
                     max_tokens: int, prompt_tokens: int) -> StructuredResult:
     """Generate a value for `schema` after `prompt` (prefix-only layout, capped at `prompt_tokens`)."""
     constraint = JsonConstraint(model, prepared)
     tail = prompt[-prompt_tokens * TAIL_CHARS_PER_TOKEN :]
     ids = model.encode(tail)[-prompt_tokens:] or [model.eos_id or 0]
-    res = model.constrained(ids, constraint.next_allowed, constraint.stop, max_tokens)
-    out = [t for t in res.ids if t != constraint.eos]
-    closed = not res.stopped
-    if closed:
-        out += constraint.close(out)
-    text = model.decode(out)
     try:
-        value = json.loads(text)
-        validate(value, schema)
-    except Exception as exc:  # any failure here is a bug, reported instead of an invalid value
-        raise StructuredError(f"constrained output did not validate: {exc}; text {text[:200]!r}") from exc
+        res = model.constrained(ids, constraint.next_allowed, constraint.stop, max_tokens)
+        out = [t for t in res.ids if t != constraint.eos]
+        closed = not res.stopped
+        if closed:
+            out += constraint.close(out)
+        text = model.decode(out)
+        value = _checked(text, schema)
+    except StructuredError as exc:
+        # The grammar ran out of steps or allowed what the schema does not: the schema asks for more than the
+        # decoder can finish (e.g. required values nested forever). The details stay in the server's log.
+        log.warning("structured output not finished: %s", exc)
+        raise Unfinishable(f"no value valid for this schema could be finished within the decoder's limits "
+                           f"({max_tokens} tokens, then at most {MAX_CLOSE_STEPS} closing steps, nesting "
+                           f"{MAX_DEPTH}); simplify the schema") from None
     free = [lp for lp, n in zip(res.logprobs, constraint.allowed_counts) if n > 1]
     confidence = math.exp(sum(free) / len(free)) if free else 1.0
     steps = max(1, len(constraint.allowed_counts))

@@ -10,6 +10,7 @@ limits.
 from __future__ import annotations
 
 import hmac
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any, cast
@@ -25,10 +26,23 @@ from ..config import Settings
 from ..decisions import structured
 from ..decisions.decide import DecideRequest as Decide
 from ..decisions.decide import DecisionError
-from ..orchestrator import Caller, ClientGone, NotReady, Orchestrator, Superseded
+from ..orchestrator import (
+    Caller,
+    ClientGone,
+    Kind,
+    ModelFailed,
+    NotReady,
+    Orchestrator,
+    Source,
+    Status,
+    Superseded,
+)
 from . import models as m
 from .admission import Admission, QueueFull, Slot
+from .bodylimit import BodyLimit
 from .sessions import Sessions
+
+log = logging.getLogger(__name__)
 
 CLIENT_CLOSED = 499  # nginx's "client closed request": nobody reads it, the access log does
 LOADING_RETRY_S = 5  # Retry-After for a request answered while the model still loads
@@ -37,8 +51,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": m.ErrorBody, "description": "missing or wrong bearer token (when the server has one)"},
     409: {"model": m.ErrorBody, "description": "decide: superseded by a newer decide for the same session"},
     413: {"model": m.ErrorBody, "description": "the body is larger than the server's limit"},
-    422: {"model": m.ErrorBody, "description": "the body does not match the schema, or names a bad cursor"},
+    422: {"model": m.ErrorBody, "description": "the body does not match the schema, names a bad cursor, or its "
+          "JSON Schema is over a limit or admits no value the decoder can finish"},
     429: {"model": m.ErrorBody, "description": "too many requests in flight and queued; see Retry-After"},
+    500: {"model": m.ErrorBody, "description": "the model's work failed on the server's side (its log says why)"},
     503: {"model": m.ErrorBody, "description": "no model is loaded (still loading: see Retry-After)"},
 }
 
@@ -92,7 +108,7 @@ class Front:
         try:
             # Debounce only a session's requests (a client typing); a one-off request has nothing to wait for.
             answer = await self.orchestrator.completions.complete(
-                opened.doc_id, opened.doc, offset, body.kind, debounce=not opened.ephemeral,
+                opened.doc_id, opened.doc, offset, Kind(body.kind), debounce=not opened.ephemeral,
                 remember=not opened.ephemeral, caller=caller)
         finally:
             slot.close()
@@ -100,12 +116,13 @@ class Front:
                 self.sessions.forget(opened.doc_id)
         assert answer is not None  # (a session's document is a snapshot: it never changes under a request)
         st = answer.stats
-        if st.status == "loading" or (st.status == "error" and self.orchestrator.engine.model_info() is None):
-            raise no_model(st.error or "", st.status == "loading")
+        loading = st.status is Status.LOADING
+        if loading or (st.status is Status.ERROR and self.orchestrator.engine.model_info() is None):
+            raise no_model(st.error or "", loading)
         return m.CompleteResponse(
             candidates=[m.Suggestion(text=s.text, logprob=s.logprob, rules=s.rules, fixed=s.fixed)
                         for s in answer.suggestions],
-            status=cast(m.Status, st.status), source=st.source if st.status == "ok" else "none", plan=answer.plan.reason if answer.plan else "",
+            status=cast(m.Status, st.status), source=st.source if st.status is Status.OK else Source.NONE, plan=answer.plan.reason if answer.plan else "",
             session=body.session, offset=offset, error=st.error, stats=st.to_dict(), admission_ms=admission_ms,
             http_ms=(time.perf_counter() - t0) * 1000,
         )
@@ -204,9 +221,10 @@ def create_app(orchestrator: Orchestrator, settings: Settings, options: HttpOpti
     """The HTTP API on `orchestrator` (its model loaded, or loading: see Orchestrator.loading)."""
     options = options or HttpOptions()
     front = Front(orchestrator, settings, options)
-    app = FastAPI(title="laya-lsp", version=__version__, max_body_size=options.max_body_bytes,
+    app = FastAPI(title="laya-lsp", version=__version__,
                   description="Completions, decisions and schema-constrained JSON from a local MLX model "
                   "(the engine behind the laya language server). See docs/http.md.")
+    app.add_middleware(BodyLimit, max_bytes=options.max_body_bytes)
     app.state.front = front
     deps = [Depends(BearerToken(options.token))] if options.token else []
     v1 = APIRouter(prefix="/v1", dependencies=deps, responses=ERRORS)
@@ -239,6 +257,13 @@ def create_app(orchestrator: Orchestrator, settings: Settings, options: HttpOpti
         code, body = front.health()
         return JSONResponse(body.model_dump(), status_code=code)
 
+    _answer_errors(app)
+    return app
+
+
+def _answer_errors(app: FastAPI) -> None:
+    """How each failure is answered: a status and a message, never a traceback (logged on stderr)."""
+
     @app.exception_handler(QueueFull)
     async def queue_full(_request: Request, exc: QueueFull) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=429, headers={"Retry-After": str(exc.retry_after)})
@@ -247,10 +272,18 @@ def create_app(orchestrator: Orchestrator, settings: Settings, options: HttpOpti
     async def client_gone(_request: Request, _exc: ClientGone) -> Response:
         return Response(status_code=CLIENT_CLOSED)
 
+    @app.exception_handler(ModelFailed)
+    async def model_failed(_request: Request, exc: ModelFailed) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=500)  # logged with its cause by the orchestrator
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, exc: Exception) -> JSONResponse:
+        # Uvicorn logs the traceback on stderr; the client gets no trace of the server's insides.
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return JSONResponse({"detail": "internal error; the server's log has the details"}, status_code=500)
+
     @app.exception_handler(RequestValidationError)
     async def bad_body(_request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [_error(e) for e in exc.errors()]
         code = 400 if any(e["type"] == "json_invalid" for e in errors) else 422
         return JSONResponse({"detail": errors}, status_code=code)
-
-    return app

@@ -1,5 +1,6 @@
 """Everything that knows the Language Server Protocol lives in this package."""
 
-from .server import LayaServer, create_server
+from .language_server import LayaServer
+from .server import create_server
 
 __all__ = ["LayaServer", "create_server"]

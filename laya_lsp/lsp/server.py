@@ -1,213 +1,36 @@
-"""The pygls server: lifecycle, text sync, configuration, model loading with progress.
+"""The LSP front's wiring: `create_server` builds a `LayaServer` (language_server.py) and registers every
+handler: the lifecycle and text sync below, completions (completion.py), decisions and code actions
+(decision_handlers.py) and the custom requests (custom.py).
 
-Handlers are thin: LSP types in, one orchestrator call, LSP types back. Completion handlers live in
-`completion.py`, decisions in `decisions.py`, the custom requests in `custom.py`; this file is the server's life.
+Handlers are thin: LSP types in, one orchestrator call, LSP types back.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import os
-import sys
-import threading
-from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types as lsp
-from pygls.lsp.server import LanguageServer
 
-from .. import __version__, bootstrap
-from ..config import Settings, SettingsError, parse_settings
-from ..engine import ModelLoadError
+from .. import bootstrap
+from ..config import Settings
 from ..memory import release_free_heap_periodically
+from . import completion, custom, decision_handlers
 from .documents import open_document
-from .protocol import LayaProtocol, serve_stream, stdin_chunks, strict_converter
-
-log = logging.getLogger(__name__)
-
-PROGRESS_CREATE_TIMEOUT_S = 2.0
+from .language_server import LayaServer
+from .protocol import MAX_BODY_BYTES
 
 
-class LayaServer(LanguageServer):
-    """A LanguageServer with one orchestrator (and its engine) and the `laya` settings."""
-
-    def __init__(self, settings: Settings, loading: bootstrap.Loading) -> None:
-        super().__init__("laya-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
-                         protocol_cls=LayaProtocol, converter_factory=strict_converter)
-        self.settings = settings
-        self.orchestrator = bootstrap.wire(lambda: self.settings, loading)
-        self.engine = self.orchestrator.engine
-        self.loading = loading  # the latest model load (reported as $/progress once the client is initialized)
-        self.client_ready = False
-        self.stop_serving = threading.Event()
-        self.tcp_listener: asyncio.Server | None = None
-        self._progress_n = 0
-        self.pending_error: str | None = None
-        self.heap_task: asyncio.Task | None = None
-
-    # -- transports: our framing loop (protocol.py) instead of pygls' readline-based one ----------------
-    @property
-    def exit_code(self) -> int:
-        """0 after shutdown + exit or end of input; 1 for exit without shutdown (LSP 3.18, "exit")."""
-        code = self.protocol.exit_code  # type: ignore[attr-defined]
-        return 0 if code is None else code
-
-    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
-        """Serve over stdin/stdout. fd 1 is pointed at stderr so a stray print cannot corrupt the channel."""
-        in_fd = (stdin or sys.stdin.buffer).fileno()
-        out = stdout
-        if out is None:
-            out = os.fdopen(os.dup(1), "wb")
-            os.dup2(2, 1)
-            sys.stdout = sys.stderr
-        self.protocol.set_writer(_FlushingWriter(out))
-
-        async def main() -> None:
-            await serve_stream(stdin_chunks(in_fd), self.protocol, self.stop_serving)  # type: ignore[arg-type]
-
-        try:
-            asyncio.run(main())
-        except BrokenPipeError:
-            log.error("the client closed the connection")
-        finally:
-            self.shutdown()
-
-    def start_tcp(self, host: str, port: int) -> None:
-        """Serve one TCP client on host:port (others are refused while it is connected) until it exits."""
-        busy = False
-
-        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            nonlocal busy
-            if busy:  # a second client would take over the writer (and see the first one's documents)
-                log.warning("refused a second TCP connection from %s", writer.get_extra_info("peername"))
-                writer.close()
-                return
-            busy = True
-            self.protocol.set_writer(writer)
-            await serve_stream(lambda: reader.read(1 << 16), self.protocol, self.stop_serving)  # type: ignore[arg-type]
-            writer.close()
-            self.shutdown()
-
-        async def main() -> None:
-            self.tcp_listener = await asyncio.start_server(connection, host, port)
-            log.info("serving LSP on %s", ", ".join(str(s.getsockname()) for s in self.tcp_listener.sockets))
-            async with self.tcp_listener:
-                await self.tcp_listener.serve_forever()
-
-        try:
-            asyncio.run(main())
-        except asyncio.CancelledError:
-            pass
-
-    def shutdown(self) -> None:
-        """Stop reading input and listening, then pygls' own shutdown (its thread pool)."""
-        self.stop_serving.set()
-        if self.tcp_listener is not None:
-            self.tcp_listener.close()
-        super().shutdown()
-
-    # -- helpers used by the feature modules ------------------------------------------------------------
-    def show_error(self, message: str) -> None:
-        log.error(message)
-        self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=f"laya: {message}"))
-
-    def log_info(self, message: str) -> None:
-        log.info(message)
-        self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Info, message=f"laya: {message}"))
-
-    def supports_progress(self) -> bool:
-        caps = self.client_capabilities
-        return bool(caps and caps.window and caps.window.work_done_progress)
-
-    async def report_load(self, loading: bootstrap.Loading) -> None:
-        """Report a model load (started earlier, maybe already done) as $/progress where the client supports it,
-        and its outcome in the log or, if it failed, to the user.
-
-        The progress token is asked for while the load goes on (a client may take its time to answer); its latest
-        step is sent once the client accepts the token, then every step after it."""
-        token: str | None = None
-        if self.supports_progress():
-            self._progress_n += 1
-            name = f"laya-load-model-{self._progress_n}"
-            try:
-                # Bounded: a client that never answers gets no progress (the model loads regardless).
-                await asyncio.wait_for(self.work_done_progress.create_async(name), PROGRESS_CREATE_TIMEOUT_S)
-                self.work_done_progress.begin(
-                    name, lsp.WorkDoneProgressBegin(title="laya: loading model", percentage=0, cancellable=False)
-                )
-                token = name
-                loading.progress.listen(self._progress_reporter(name))
-            except Exception:
-                log.exception("work done progress refused")
-        try:
-            info = await asyncio.shield(asyncio.wrap_future(loading.done))
-            self.log_info(
-                f"model {info.name} ({info.params / 1e6:.1f}M params, {info.dtype}, FIM {info.fim}/{info.layout}) "
-                f"loaded in {info.timings['load_ms']:.0f} ms"
-            )
-            end = "ready"
-        except ModelLoadError as exc:
-            self.show_error(f"model not loaded: {exc}")
-            end = "failed"
-        except Exception as exc:  # noqa: BLE001 - whatever failed is the user's to see; the server keeps serving
-            self.show_error(f"model not loaded: {type(exc).__name__}: {exc}")
-            end = "failed"
-        if token is not None:
-            self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=end))
-
-    def _progress_reporter(self, token: str) -> Callable[[str, int], None]:
-        """A load's progress callback (called on the engine's worker) that reports to `token` from the loop."""
-        loop = asyncio.get_running_loop()
-
-        def report(message: str, pct: int) -> None:
-            self.work_done_progress.report(token, lsp.WorkDoneProgressReport(message=message, percentage=pct))
-
-        def progress(message: str, pct: int) -> None:
-            loop.call_soon_threadsafe(report, message, pct)
-
-        return progress
-
-    def apply_settings(self, raw: Any) -> str | None:
-        """Validate and apply new settings; a changed model is reloaded without a restart. Returns what is wrong
-        with them when they are refused (the settings in force stay), else None."""
-        try:
-            new = parse_settings(raw, self.settings)
-        except SettingsError as exc:
-            return str(exc)
-        old, self.settings = self.settings, new
-        self.engine.apply_settings(new.engine())
-        if new.threads != old.threads:
-            bootstrap.apply_threads(new)
-        if (new.model, new.allow_download) != (old.model, old.allow_download):
-            self.loading = bootstrap.reload(self.orchestrator, new)
-            if self.client_ready:
-                asyncio.ensure_future(self.report_load(self.loading))
-        return None
-
-
-class _FlushingWriter:
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-
-    def write(self, data: bytes) -> None:
-        self._stream.write(data)
-        self._stream.flush()
-
-    def close(self) -> None:
-        self._stream.close()
-
-
-def create_server(settings: Settings, loading: bootstrap.Loading) -> LayaServer:
+def create_server(settings: Settings, loading: bootstrap.Loading,
+                  max_message_bytes: int = MAX_BODY_BYTES) -> LayaServer:
     """Build the server (for settings from bootstrap.resolve_settings, the model loading for them: bootstrap.begin)
-    with every feature registered."""
+    with every feature registered; messages over `max_message_bytes` are refused (protocol.FrameParser)."""
     server = LayaServer(settings, loading)
+    server.protocol.max_message_bytes = max_message_bytes  # type: ignore[attr-defined]
     _register_lifecycle(server)
-    from . import completion, custom, decisions
-
     completion.register(server)
     custom.register(server)
-    decisions.register(server)
+    decision_handlers.register(server)
     return server
 
 
@@ -253,6 +76,7 @@ def _register_lifecycle(server: LayaServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LayaServer, params: lsp.DidChangeTextDocumentParams) -> None:
         # pygls has applied the changes to the document (documents.py); text inserted is a paste candidate.
+        ls.orchestrator.completions.changed(params.text_document.uri)
         for change in params.content_changes:
             if isinstance(change, lsp.TextDocumentContentChangePartial):
                 ls.orchestrator.completions.pasted(params.text_document.uri, change.text)

@@ -1,24 +1,28 @@
-"""How a request waits: for the model to finish loading (bounded), and for its engine job (cancellable).
+"""How a request waits: for the model to finish loading (and warming up: on a GPU its kernels compile), and
+for its engine job (cancellable).
 
 Both fronts wait the same way. What differs is given by a `Caller`: the HTTP front keeps its admission slot
-until a job resolves (`hold`) and notices a client that went away (`gone`, polled while waiting); an editor's
-request is cancelled by `$/cancelRequest`, which cancels the handler's task.
+until a job resolves (`hold`), notices a client that went away (`gone`, polled while waiting) and answers 503
+when the model is still loading after MODEL_WAIT_S; an editor's request waits for the model as long as it takes,
+shown as $/progress (`shown`), until `$/cancelRequest` cancels the handler's task.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import Engine, Job, RequestStats, Source, Status
-from .records import Records
+from ..engine import Engine, Job, Status
+from .records import Kind, Records, RequestStats, Source
 
 POLL_S = 0.02  # how often a waiting request checks that its client is still there
-# Long enough for a large model on a busy machine; past it a request is answered "model loading" instead of
-# hanging (the client asks again).
+# For a caller that gives up itself (an HTTP client's timeout): long enough for a large model on a busy machine;
+# past it the request is answered "model loading" (the client asks again).
 MODEL_WAIT_S = 30.0
 MODEL_LOADING = "model loading"
 
@@ -35,6 +39,14 @@ class NotReady(Exception):
         self.loading = loading
 
 
+class ModelFailed(Exception):
+    """The model's work failed on the server's side (the cause is logged; the message is what a client sees)."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(f"the model failed on this {kind} request; the server's log has the details")
+        self.kind = kind
+
+
 class Superseded(Exception):
     """The request's engine work ended without a result (`status`: cancelled, superseded or dropped)."""
 
@@ -46,10 +58,14 @@ class Superseded(Exception):
 @dataclass
 class Caller:
     """What the front asks of waiting: `hold(future)` for every engine job started for the request, `gone()`
-    polled every POLL_S while waiting (True: the client left)."""
+    polled every POLL_S while waiting (True: the client left); `until_loaded`: a request that comes while the
+    model loads waits until it is there, the client's cancel bounding it (else MODEL_WAIT_S); `shown()`:
+    entered while it waits for the model (the LSP front shows the wait as $/progress)."""
 
     hold: Callable[[Future], None] | None = None
     gone: Callable[[], Awaitable[bool]] | None = None
+    until_loaded: bool = False
+    shown: Callable[[], AbstractAsyncContextManager[Any]] | None = None
 
 
 async def wait_job(engine: Engine, job: Job, caller: Caller, cancel: bool = True) -> Any:
@@ -90,10 +106,14 @@ class ModelGate:
         """A load is in progress."""
         return self._load is not None and not self._load.done()
 
-    async def refusal(self, doc_id: str, kind: str) -> RequestStats | None:
+    async def refusal(self, doc_id: str, kind: Kind, caller: Caller | None = None) -> RequestStats | None:
         """None once a model can answer. Else the request's recorded refusal: status "loading" (the model still
-        loads after MODEL_WAIT_S) or "error" (the load failed), with the reason in `error`."""
-        reason = await self.wait(MODEL_WAIT_S)
+        loads after MODEL_WAIT_S, for a caller that does not wait until it is loaded) or "error" (the load
+        failed), with the reason in `error`."""
+        caller = caller or Caller()
+        shown = caller.shown() if self.busy and caller.shown is not None else contextlib.nullcontext()
+        async with shown:
+            reason = await self.wait(None if caller.until_loaded else MODEL_WAIT_S)
         if reason is None:
             return None
         status = Status.LOADING if self.busy else Status.ERROR

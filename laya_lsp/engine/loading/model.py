@@ -308,11 +308,12 @@ class WarmPlan:
 
 
 def warm_up(lm: LoadedModel, plan: WarmPlan, progress: Progress | None = None) -> None:
-    """Run every step shape a request can meet once (`warm_pieces`), all now."""
+    """Run every step shape a request can meet once (`warm_pieces`), all now, reporting each piece (on a GPU's
+    first start each compiles its kernels: seconds each)."""
     report = progress or (lambda _msg, _pct: None)
     report("warming up", 85)
-    for _piece in warm_pieces(lm, plan):
-        pass
+    for i, piece in enumerate(warm_pieces(lm, plan)):
+        report(f"warmed up: {piece}", min(99, 86 + i))
 
 
 def warm_pieces(lm: LoadedModel, plan: WarmPlan) -> Iterator[str]:
@@ -364,7 +365,8 @@ def _warm_steps(lm: LoadedModel, plan: WarmPlan) -> Iterator[str]:
         if dm.chunk_rows:  # fixed shapes: every row count any step pads to, then no new shape
             for rows in dm.row_sizes(plan.branch_rows):
                 dm.warm_rows(doc, rows)
+                yield f"steps of {rows} rows"
             dm.step.freeze()
         dm.step.mark_warm()
     mx.eval(lm.healing.mask(" "))  # the blank typed most ("return "): its healing mask is ready too
-    yield "rows and healing"
+    yield "healing"

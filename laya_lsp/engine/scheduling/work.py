@@ -19,23 +19,20 @@ import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import mlx.core as mx
 
 from ..caches.context_window import ContextWindow, suffix_ids
-from ..caches.prompt_caches import ContextCache, DocumentCache
+from ..caches.prompt_caches import CacheStore, ContextCache, DocumentCache
 from ..decoding.decode import Cancelled, CancelToken, DecodeSettings, decode_branches, prefill_chunked
 from ..decoding.score import ConstrainedResult, ScoreResult, borrow, constrained_decode, score_options
 from ..decoding.stop import LineStop
 from ..loading.model import LoadedModel
 from ..loading.tokenizer import whole_characters
-from ..stats import ENDED, Meter, Status, Timings
+from ..requests import Candidate, EngineSettings
+from ..timings import ENDED, Meter, Status, Timings
 from .scheduler import Job
-
-if TYPE_CHECKING:
-    from ..engine import Engine
-    from ..requests import Candidate
 
 T = TypeVar("T")
 _job_numbers = itertools.count(1)
@@ -144,8 +141,6 @@ class ModelWork:
 
     def generate(self, prompt: list[int], k: int, max_tokens: int, max_lines: int) -> list[Candidate]:
         """k greedy branches after `prompt`, best first (raw text: no cleaning)."""
-        from ..requests import Candidate
-
         lm = self._lm
         cache = borrow(lm, self._document() if self._document else None, prompt)
         pre = prefill_chunked(lm.model, cache, prompt, self._chunk, self._token)
@@ -176,7 +171,17 @@ class ModelWork:
                        decode_ms=decode_ms)
 
 
-def work_job(engine: Engine, kind: str, doc_id: str | None, work: Callable[[ModelWork], Any],
+class ModelHolder(Protocol):
+    """What a work job reads of the engine when it starts (the `Engine` facade is one): the model, the caches,
+    why no model is loaded, the settings."""
+
+    lm: LoadedModel | None
+    caches: CacheStore | None
+    load_error: str | None
+    settings: EngineSettings
+
+
+def work_job(engine: ModelHolder, kind: str, doc_id: str | None, work: Callable[[ModelWork], Any],
              latest_wins: bool) -> Job:
     """The scheduler job that runs `work` (see `Engine.submit_work`)."""
     key = f"{doc_id}#{kind}" if doc_id and latest_wins else f"{doc_id or ''}#{kind}-{next(_job_numbers)}"

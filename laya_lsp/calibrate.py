@@ -1,6 +1,6 @@
 """Fit `decide`'s calibration for a model on the labelled set `calibration_set.jsonl`.
 
-    python -m laya_lsp.decisions.calibrate [--model DIR] [--write]
+    python -m laya_lsp.calibrate [--model DIR] [--write]
 
 Each line of the set is {"prefix": code before the choice, "choices": [texts], "answer": index}: code contexts
 where one continuation is right and the others are plausible but wrong. For both scores ("total" and "mean"
@@ -20,12 +20,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .decide import CALIBRATION_FILE, DecideRequest, Option, build_prompt, softmax, weights_fingerprint
+from .decisions.decide import (
+    CALIBRATION_FILE,
+    DecideRequest,
+    Option,
+    build_prompt,
+    softmax,
+    weights_fingerprint,
+)
 
 if TYPE_CHECKING:
-    from ..engine import ModelInfo, ModelWork
+    from .engine import ModelInfo, ModelWork
 
-SET_FILE = Path(__file__).with_name("calibration_set.jsonl")
+SET_FILE = CALIBRATION_FILE.with_name("calibration_set.jsonl")  # beside the calibrations, in decisions/
 GRID = [math.exp(math.log(0.05) + i * (math.log(20) - math.log(0.05)) / 199) for i in range(200)]
 
 
@@ -50,7 +57,7 @@ def ece(rows: list[tuple[list[float], int]], t: float, bins: int = 5) -> float:
 
 def score_set(model: str | None, path: Path = SET_FILE) -> tuple[ModelInfo, dict[str, list[tuple[list[float], int]]]]:
     """(the model, {"total": rows, "mean": rows}) where a row is (scores per choice, index of the answer)."""
-    from .. import bootstrap
+    from . import bootstrap
 
     engine = bootstrap.start(bootstrap.resolve_settings(model=model)).engine
     info = engine.model_info()
@@ -95,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", type=Path, default=SET_FILE)
     ap.add_argument("--write", action="store_true", help=f"store the fit in {CALIBRATION_FILE.name}")
     args = ap.parse_args(argv)
-    from .. import bootstrap
+    from . import bootstrap
 
     bootstrap.use_fast_blas()
     lm, rows = score_set(args.model, args.set)

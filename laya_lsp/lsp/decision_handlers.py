@@ -16,8 +16,9 @@ from ..orchestrator import NotReady, Superseded
 from ..syntax import SyntaxDocument
 from .completion import locate
 from .documents import LayaDocument, open_document
+from .language_server import LayaServer
 from .params import DecideParams, StructuredParams, invalid, structure
-from .server import LayaServer
+from .progress import request_caller, token_of
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ def _decide_request(ls: LayaServer, raw: Any) -> DecideRequest:
 async def _decide(ls: LayaServer, params: Any) -> dict[str, Any]:
     req = _decide_request(ls, params)
     try:
-        answer, _stats = await ls.orchestrator.decisions.decide(req)
+        answer, _stats = await ls.orchestrator.decisions.decide(req, request_caller(ls, token_of(params)))
     except NotReady as exc:
         return {"choice": None, "confidence": 0.0, "scores": [], "source": "none", "error": str(exc)}
     except Superseded:
@@ -76,7 +77,8 @@ async def _structured(ls: LayaServer, raw: Any) -> dict[str, Any]:
     p = structure(raw, StructuredParams, STRUCTURED_METHOD)
     prompt = _structured_prompt(ls, p)
     try:
-        answer, _stats = await ls.orchestrator.decisions.structured(prompt, p.schema, p.max_tokens)
+        answer, _stats = await ls.orchestrator.decisions.structured(prompt, p.schema, p.max_tokens,
+                                                                    request_caller(ls, token_of(raw)))
     except structured.SchemaError as exc:
         raise invalid(str(exc)) from None
     except NotReady as exc:
@@ -147,7 +149,7 @@ async def _resolve_action(ls: LayaServer, action: lsp.CodeAction, ranked: action
         return action
     uri = doc.uri
     snapshot = SyntaxDocument(doc.source, doc.language_id or "", uri)  # the worker sees this version only
-    res = await ls.orchestrator.decisions.resolve_action(snapshot, data, uri)
+    res = await ls.orchestrator.decisions.resolve_action(snapshot, data, uri, request_caller(ls))
     if res is None:
         return action
     if data.get("laya") == actions.FIX_SYNTAX:

@@ -33,7 +33,7 @@ from .loading.tokenizer import token_ends, whole_characters
 from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
 from .scheduling.scheduler import Job, Scheduler
 from .scheduling.work import ModelWork, work_job
-from .stats import ENDED, Meter, Status
+from .timings import ENDED, Meter, Status
 
 log = logging.getLogger(__name__)
 
