@@ -233,7 +233,8 @@ async def test_unsure_answers_are_handed_off(client: LanguageClient, stand_in: S
     uri = "file:///unsure.py"
     open_doc(client, uri, DOC)
     before = await last_id(client)
-    await inline(client, uri, DOC)
+    _, first = await inline(client, uri, DOC)
+    assert first["extra"]["unsure"], first  # the record says why the hand-off started
     assert (await handoff_record(client, before))["status"] == "ok"
     texts, record = await inline(client, uri, DOC)
     assert record["source"] == "handoff" and texts == [MARKER], (record, texts)

@@ -12,9 +12,9 @@ from dataclasses import replace
 from typing import Any
 
 from laya_lsp.config import FallbackSettings, Settings
-from laya_lsp.engine import Candidate, CompletionRequest, CompletionResult, Job, ModelInfo, StatsBook, Timings
+from laya_lsp.engine import Candidate, CompletionRequest, CompletionResult, Job, ModelInfo, Status, Timings
 from laya_lsp.orchestrator import Completion, CompletionFlow, Suggestion
-from laya_lsp.orchestrator.answers import UNBOOKED, clean
+from laya_lsp.orchestrator.answers import Cleaned, clean
 from laya_lsp.orchestrator.latency import (
     Ask,
     Background,
@@ -26,7 +26,7 @@ from laya_lsp.orchestrator.latency import (
     TypedThrough,
     WarmUp,
 )
-from laya_lsp.orchestrator.records import Records
+from laya_lsp.orchestrator.records import Kind, Records, RequestStats, Source, StatsBook
 from laya_lsp.orchestrator.waiting import ModelGate
 from laya_lsp.syntax import CompletionPlan, SyntaxDocument
 
@@ -90,7 +90,7 @@ def _request_for(doc_id: str, doc: SyntaxDocument, offset: int, kind: str, plan:
                              background=background, source=source)
 
 
-def _raw(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Completion:
+def _raw(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Cleaned:
     return clean(doc, offset, plan, result, None)
 
 
@@ -99,13 +99,16 @@ def _parts(engine: FakeEngine) -> tuple[Records, Background]:
     return records, Background(engine, records, _request_for, _raw)  # type: ignore[arg-type]
 
 
-def _ask(doc: SyntaxDocument, offset: int | None = None, *, doc_id: str = "doc", kind: str = "completion",
+def _ask(doc: SyntaxDocument, offset: int | None = None, *, doc_id: str = "doc", kind: Kind = Kind.COMPLETION,
          remember: bool = True, typing: bool = False, wanted: int = 2) -> Ask:
     return Ask(doc_id, doc, len(doc.text) if offset is None else offset, kind, remember, typing, wanted)
 
 
 def _answer(*texts: str, plan: CompletionPlan = ONE_LINE, result: CompletionResult | None = None) -> Completion:
-    return Completion([Suggestion(t, -0.1) for t in texts], UNBOOKED, plan, result)
+    return Completion([Suggestion(t, -0.1) for t in texts], RECORD, plan, result)
+
+
+RECORD = RequestStats(0, "doc", Kind.COMPLETION, Source.MODEL, Timings(), Status.OK)  # an answer's booked record
 
 
 async def _settle(background: Background) -> None:
@@ -350,11 +353,11 @@ async def test_closing_a_document_drops_what_every_strategy_held():
     text = "import os\n\n\ndef main():\n    value = "
     doc = SyntaxDocument(text, "python", "file:///main.py")
     flow.opened("main", doc)
-    answer = await flow.complete("main", doc, len(text), "completion")
+    answer = await flow.complete("main", doc, len(text), Kind.COMPLETION)
     assert answer is not None and [s.text for s in answer.suggestions] == ["os.getcwd()"]
     await asyncio.sleep(0.05)  # the speculation is cleaned and kept on the event loop
     typed_on = doc.with_text("import os\n\nx = 1\n\ndef main():\n    value = x")
-    running = asyncio.ensure_future(flow.complete("main", typed_on, len(typed_on.text), "completion"))
+    running = asyncio.ensure_future(flow.complete("main", typed_on, len(typed_on.text), Kind.COMPLETION))
     await asyncio.sleep(0.05)
     load: Future = Future()
     gate.loading(load)

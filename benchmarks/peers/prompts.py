@@ -97,6 +97,7 @@ def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "compl
     """
     from laya_lsp import bootstrap, crossfile
     from laya_lsp.config import parse_settings
+    from laya_lsp.orchestrator import Kind
     from laya_lsp.syntax import CompletionPlan, SyntaxDocument
 
     settings = replace(parse_settings(raw_settings or {}), model=lm.path)
@@ -110,10 +111,11 @@ def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "compl
 
         def build(b: Buffer, kind_: str, offset: int) -> tuple[list[int], Any] | None:
             doc = SyntaxDocument(b.text, b.language, b.uri)
-            plan = flow.plan(doc, offset) if kind_ != "warm-up" else CompletionPlan(True, "warm-up")
+            asked = Kind(kind_)
+            plan = flow.plan(doc, offset) if asked is not Kind.WARM_UP else CompletionPlan(True, "warm-up")
             if not plan.complete:
                 return None
-            req = flow.request_for(b.uri, doc, offset, kind_, plan, None, kind_ != "warm-up")
+            req = flow.request_for(b.uri, doc, offset, asked, plan, None, asked is not Kind.WARM_UP)
             return engine.prompt_for(req), req
 
         for b in buffers:  # didOpen: chunks join the ring, then the buffer is warmed with the cursor at the top

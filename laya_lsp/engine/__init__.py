@@ -12,7 +12,7 @@ from .decoding.decode import Cancelled, CancelToken
 from .decoding.healing import trailing_blanks
 from .decoding.names import NameSet, NameSteer
 from .decoding.score import ScoreResult
-from .engine import Engine
+from .facade import Engine
 from .loading.fim import FimFormat, format_named, format_names, text_prompt
 from .loading.model import (
     DEFAULT_MODEL_DIR,
@@ -26,7 +26,7 @@ from .loading.weights import quantization_label
 from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
 from .scheduling.scheduler import Job
 from .scheduling.work import ModelUnavailable, ModelWork, WorkFailed, WorkResult
-from .stats import Kind, RequestStats, Source, StatsBook, Status, Timings
+from .timings import Status, Timings
 
 __all__ = [
     "DEFAULT_MODEL_DIR",
@@ -40,7 +40,6 @@ __all__ = [
     "FimFormat",
     "Job",
     "JobFailed",
-    "Kind",
     "ModelInfo",
     "ModelLoadError",
     "ModelUnavailable",
@@ -48,10 +47,7 @@ __all__ = [
     "NameSet",
     "NameSteer",
     "Progress",
-    "RequestStats",
     "ScoreResult",
-    "Source",
-    "StatsBook",
     "Status",
     "Timings",
     "WorkFailed",

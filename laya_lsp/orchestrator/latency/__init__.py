@@ -8,11 +8,11 @@ and focus). See docs/architecture.md, "Where each latency trick lives".
 from .background import Background
 from .base import Ask, LatencyStrategy, Ticket, typed_along
 from .first_line import FirstLineFirst
-from .handoff import HandOff
+from .handoff import HandOff, unsure
 from .shared_job import SharedJob
 from .speculation import Speculation
 from .typed_through import TypedThrough
 from .warm_up import WarmUp
 
 __all__ = ["Ask", "Background", "FirstLineFirst", "HandOff", "LatencyStrategy", "SharedJob", "Speculation", "Ticket",
-           "TypedThrough", "WarmUp", "typed_along"]
+           "TypedThrough", "WarmUp", "typed_along", "unsure"]

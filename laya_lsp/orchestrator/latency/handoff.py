@@ -19,19 +19,10 @@ from dataclasses import dataclass, replace
 
 from ...config import Settings
 from ...decisions import fallback
-from ...engine import (
-    Candidate,
-    CompletionResult,
-    Kind,
-    Source,
-    Timings,
-    format_named,
-    text_prompt,
-    trailing_blanks,
-)
+from ...engine import Candidate, CompletionResult, Timings, format_named, text_prompt, trailing_blanks
 from ...syntax import CompletionPlan, SyntaxDocument
-from ..answers import Completion, clean
-from ..records import Records
+from ..answers import Cleaned, Completion, Suggestion, clean, shown_for
+from ..records import Kind, Records, Source
 from .background import Background
 from .base import Ask, LatencyStrategy, Ticket
 from .typed_through import TypedThrough
@@ -45,10 +36,10 @@ SUFFIX_CHARS = 2000
 Context = Callable[[str, SyntaxDocument, int], list[tuple[str, str]]]
 
 
-def unsure(answer: Completion, kind: str, s: Settings) -> bool:
+def unsure(suggestions: list[Suggestion], kind: Kind, s: Settings) -> bool:
     """Whether the local answer is unsure enough to ask the serving engine (the one place this is decided):
     nothing passed the checks, or what this kind shows was cut short or withheld for low confidence."""
-    return not answer.suggestions or answer.for_kind(kind, s.min_confidence if s.postprocess else 0.0).unsure
+    return not suggestions or shown_for(suggestions, kind, s.min_confidence if s.postprocess else 0.0)[1]
 
 
 @dataclass(frozen=True)
@@ -85,7 +76,7 @@ def remote_prompt(fim: str, text: str, offset: int, context: list[tuple[str, str
     return RemotePrompt(text_prompt(fmt, prefix, suffix, context, path, layout), None, list(fmt.stop), blanks)
 
 
-def remote_answer(cleaned: Completion) -> Completion:
+def remote_answer(cleaned: Cleaned) -> Cleaned:
     """A serving engine's cleaned answer as shown: its text passed the same checks as a local one; the local
     model's calibrated confidence says nothing about another model's text, so it is not cut for it."""
     return replace(cleaned, suggestions=[replace(x, confidence=1.0, cut=False) for x in cleaned.suggestions])
@@ -140,7 +131,7 @@ class HandOff(LatencyStrategy):
             return
         if ask.kind not in (Kind.COMPLETION.value, Kind.INLINE.value) or not ask.current():
             return
-        if fb.completions == "unsure" and not unsure(answer, ask.kind, s):
+        if fb.completions == "unsure" and not unsure(answer.suggestions, ask.kind, s):
             return
         entry = self.asked.get(ask.doc_id)
         if entry is not None and entry.at(ask):
@@ -168,9 +159,10 @@ class HandOff(LatencyStrategy):
             return
         timings = Timings(total_ms=(time.perf_counter() - started) * 1000)
         result = CompletionResult([Candidate(asked.answer(said.text), 0.0, 0)], timings, ask.version, {"remoteModel": said.model})
-        answer = remote_answer(clean(doc, ask.offset, plan, result, s.syntax() if s.postprocess else None))
-        self.records.answered(ask.doc_id, Kind.HANDOFF, Source.HANDOFF, result, plan.reason, own=True,
-                              postprocess_ms=answer.postprocess_ms, extra=answer.cleaning())
+        cleaned = remote_answer(clean(doc, ask.offset, plan, result, s.syntax() if s.postprocess else None))
+        answer = cleaned.booked(self.records.answered(ask.doc_id, Kind.HANDOFF, Source.HANDOFF, result, plan.reason,
+                                                      own=True, postprocess_ms=cleaned.postprocess_ms,
+                                                      extra=cleaned.cleaning()))
         if not answer.suggestions:
             log.warning("hand-off to %s: its answer did not pass the syntax checks (%s), the local answer stands",
                         s.fallback.url, answer.rejected)

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...config import Settings
-from ...engine import Source
 from ..answers import Completion
-from ..records import Records
+from ..records import Records, Source
 from .base import AnswerStore, Ask, LatencyStrategy, Remembered, Ticket
 
 
