@@ -12,6 +12,7 @@ from typing import Any
 import cattrs
 from cattrs.gen import make_dict_structure_fn, override
 
+from .decisions.decide import DEFAULT_DECISION_TOKENS, DEFAULT_THRESHOLD
 from .engine import EngineSettings, format_names
 from .syntax import SyntaxSettings
 
@@ -22,7 +23,7 @@ class FallbackSettings:
 
     url: str = ""
     model: str = ""
-    threshold: float = 0.5
+    threshold: float = DEFAULT_THRESHOLD
     timeout_ms: int = 3000
     api_key: str = ""
     # Completions: "unsure" hands off where the local answer is unsure, "always" at every model run, "off" never.
@@ -49,7 +50,7 @@ class Settings:
     # types) get this many: two arrive in time for about twice as many keystrokes as five, and survive the
     # syntax checks more often than one (docs/benchmarks.md, "Candidates while typing"); an explicit request
     # (Ctrl+Space, "show inline suggestions") gets `candidates`.
-    typing_candidates: int = 2
+    typing_candidates: int = _ENGINE.typing_candidates
     max_tokens: int = _ENGINE.max_tokens
     debounce_ms: int = int(_ENGINE.debounce_ms)
     context_tokens: int = _ENGINE.context_tokens
@@ -84,8 +85,8 @@ class Settings:
     # least this (orchestrator/confidence.py): ghost text shows nothing less sure, the list ranks it last.
     # 0 shows everything; the default is the calibration's threshold (confidence.json; a test keeps them equal).
     min_confidence: float = 0.0
-    decision_tokens: int = 256
-    decision_threshold: float = 0.5
+    decision_tokens: int = DEFAULT_DECISION_TOKENS
+    decision_threshold: float = DEFAULT_THRESHOLD
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
 
     def syntax(self) -> SyntaxSettings:
