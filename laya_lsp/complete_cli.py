@@ -12,7 +12,7 @@ from pathlib import Path
 from . import bootstrap
 from .config import Settings
 from .engine import ModelInfo, ModelLoadError
-from .orchestrator import Completion
+from .orchestrator import Completion, Kind, Status
 from .syntax import SyntaxDocument
 from .syntax.positions import PositionError, strict_offset
 
@@ -57,7 +57,7 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
     info = engine.model_info()
     assert info is not None
     doc = SyntaxDocument(text, "", path.resolve().as_uri())
-    kind = "inline" if args.inline else "completion"
+    kind = Kind.INLINE if args.inline else Kind.COMPLETION
 
     async def ask() -> list[Completion]:
         runs = []
@@ -66,7 +66,7 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
                                                              remember=False)
             assert answer is not None  # (the document never changes under the request)
             runs.append(answer)
-            if answer.stats.status == "skipped":
+            if answer.stats.status is Status.SKIPPED:
                 break
         return runs
 
@@ -74,7 +74,7 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
         runs = asyncio.run(ask())
     finally:
         engine.shutdown()
-    if runs[0].stats.status == "skipped":
+    if runs[0].stats.status is Status.SKIPPED:
         reason = runs[0].plan.reason if runs[0].plan else ""
         print(f"no completion here: {reason} (set triggerRules false to force one)")
         return 0

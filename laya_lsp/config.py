@@ -12,7 +12,8 @@ from typing import Any
 import cattrs
 from cattrs.gen import make_dict_structure_fn, override
 
-from .engine import EngineSettings
+from .decisions.decide import DEFAULT_DECISION_TOKENS, DEFAULT_THRESHOLD
+from .engine import EngineSettings, format_names
 from .syntax import SyntaxSettings
 
 
@@ -22,9 +23,16 @@ class FallbackSettings:
 
     url: str = ""
     model: str = ""
-    threshold: float = 0.5
+    threshold: float = DEFAULT_THRESHOLD
     timeout_ms: int = 3000
     api_key: str = ""
+    # Completions: "unsure" hands off where the local answer is unsure, "always" at every model run, "off" never.
+    completions: str = "unsure"
+    # The prompt a completion hand-off sends: the FIM format the server's model was trained on, "suffix" (the
+    # prefix as `prompt`, the rest as `suffix`: servers whose /v1/completions take one) or "prefix" (no FIM).
+    fim: str = "qwen"
+    # A completion hand-off not answered within this is dropped; the local answer stands.
+    deadline_ms: int = 2000
 
 
 _ENGINE = EngineSettings()  # each default is written once: the engine's and the syntax layer's knobs own theirs
@@ -42,7 +50,7 @@ class Settings:
     # types) get this many: two arrive in time for about twice as many keystrokes as five, and survive the
     # syntax checks more often than one (docs/benchmarks.md, "Candidates while typing"); an explicit request
     # (Ctrl+Space, "show inline suggestions") gets `candidates`.
-    typing_candidates: int = 2
+    typing_candidates: int = _ENGINE.typing_candidates
     max_tokens: int = _ENGINE.max_tokens
     debounce_ms: int = int(_ENGINE.debounce_ms)
     context_tokens: int = _ENGINE.context_tokens
@@ -77,8 +85,8 @@ class Settings:
     # least this (orchestrator/confidence.py): ghost text shows nothing less sure, the list ranks it last.
     # 0 shows everything; the default is the calibration's threshold (confidence.json; a test keeps them equal).
     min_confidence: float = 0.0
-    decision_tokens: int = 256
-    decision_threshold: float = 0.5
+    decision_tokens: int = DEFAULT_DECISION_TOKENS
+    decision_threshold: float = DEFAULT_THRESHOLD
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
 
     def syntax(self) -> SyntaxSettings:
@@ -123,11 +131,18 @@ LIMITS: dict[str, tuple[float, float]] = {
     "wider_candidates": (0, 10),
     "decision_threshold": (0.0, 1.0),
     "min_confidence": (0.0, 1.0),
+    "threshold": (0.0, 1.0),
+    "timeout_ms": (1, 600000),
+    "deadline_ms": (1, 600000),
 }
 
 
 # String settings that take one of a few values.
-CHOICES: dict[str, tuple[str, ...]] = {"fixed_shapes": ("auto", "on", "off")}
+CHOICES: dict[str, tuple[str, ...]] = {
+    "fixed_shapes": ("auto", "on", "off"),
+    "completions": ("unsure", "always", "off"),
+    "fim": (*format_names(), "suffix"),
+}
 
 _SPELLINGS = {"cache_budget_mb": "cacheBudgetMB"}
 
@@ -184,27 +199,29 @@ def parse_settings(raw: Any, base: Settings | None = None) -> Settings:
         raise SettingsError("; ".join(msgs)) from None
     except (TypeError, ValueError) as exc:
         raise SettingsError(str(exc)) from None
-    _check_types_and_limits(merged, settings)
+    _check_types_and_limits(merged, settings, "laya.")
+    _check_types_and_limits(merged["fallback"], settings.fallback, "laya.fallback.")
     return settings
 
 
-def _check_types_and_limits(raw: dict[str, Any], s: Settings) -> None:
-    for f in fields(Settings):
+def _check_types_and_limits(raw: dict[str, Any], s: Settings | FallbackSettings, where: str) -> None:
+    for f in fields(s):
         v = raw.get(_camel(f.name))
+        key = where + _camel(f.name)
         # cattrs coerces "5" to 5 and 1.5 to 1; editors' JSON should say what it means.
         if f.type in ("int", "float") and (isinstance(v, bool) or not isinstance(v, (int, float))):
-            raise SettingsError(f"laya.{_camel(f.name)} must be a number, got {v!r}")
+            raise SettingsError(f"{key} must be a number, got {v!r}")
         if f.type == "bool" and not isinstance(v, bool):
-            raise SettingsError(f"laya.{_camel(f.name)} must be true or false, got {v!r}")
+            raise SettingsError(f"{key} must be true or false, got {v!r}")
         if f.type == "str" and not isinstance(v, str):
-            raise SettingsError(f"laya.{_camel(f.name)} must be a string, got {v!r}")
+            raise SettingsError(f"{key} must be a string, got {v!r}")
         if f.name in CHOICES and v not in CHOICES[f.name]:
-            raise SettingsError(f"laya.{_camel(f.name)} must be one of {', '.join(CHOICES[f.name])}, got {v!r}")
+            raise SettingsError(f"{key} must be one of {', '.join(CHOICES[f.name])}, got {v!r}")
         if f.name in LIMITS:
             lo, hi = LIMITS[f.name]
             value = getattr(s, f.name)
             if not lo <= value <= hi:
-                raise SettingsError(f"laya.{_camel(f.name)} must be between {lo:g} and {hi:g}, got {value!r}")
+                raise SettingsError(f"{key} must be between {lo:g} and {hi:g}, got {value!r}")
 
 
 def _unstructure(s: Any) -> dict[str, Any]:

@@ -23,11 +23,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def mlx_lm_server() -> Iterator[str]:
+def mlx_lm_server(model: object = None) -> Iterator[str]:
     """Start `python -m mlx_lm.server` on a free loopback port; yields its URL once /health answers."""
     port = free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "mlx_lm.server", "--model", str(TINY_MODEL), "--host",
+    proc = subprocess.Popen([sys.executable, "-m", "mlx_lm.server", "--model", str(model or TINY_MODEL), "--host",
                              "127.0.0.1", "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"

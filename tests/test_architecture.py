@@ -10,6 +10,9 @@ Read from the source with `ast`, so a violation names the file and line:
   wiring (bootstrap: tools that start a server live at the package's top, beside it);
 - no import cycle anywhere in the package, counting imports inside functions and under TYPE_CHECKING (a cycle
   broken only by deferring an import is still two modules that need each other);
+- one record: the record types (RequestStats, StatsBook, Kind, Source) are defined, built and booked only in
+  orchestrator/records.py, and statuses, kinds and sources are compared as enums, never as strings;
+- names by role: no two modules share a file name (each front's server.py aside; a package's __init__.py too);
 - engine/ keeps at most 12 modules at its top (the rest live in its rooms: loading, caches, decoding, scheduling);
 - a private member (`_name`) is used only in the file that defines it, `self._name` included: libraries are
   used through their public API; each exception is in ALLOWED_PRIVATE with its reason. No class swaps.
@@ -192,10 +195,77 @@ def _module_name_in(rel: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def test_no_two_modules_share_a_file_name():
+    """A name says what a module does, so it is one module's: a reader searching for `decisions.py` finds one."""
+    seen: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name not in ("__init__.py", "server.py"):
+            seen.setdefault(path.name, []).append(str(path.relative_to(PACKAGE.parent)))
+    packages = {p.name + ".py" for p in PACKAGE.rglob("*") if p.is_dir() and (p / "__init__.py").exists()}
+    shared = {name: paths for name, paths in seen.items() if len(paths) > 1 or name in packages}
+    assert not shared, f"file names used twice (or named like a package): {shared}"
+
+
 def test_the_engine_keeps_its_modules_in_rooms():
     top = [p.name for p in (PACKAGE / "engine").iterdir()
            if (p.suffix == ".py") or (p.is_dir() and (p / "__init__.py").exists())]
     assert len(top) <= 12, f"engine/ has {len(top)} modules at its top: {sorted(top)}"
+
+
+RECORDS = "laya_lsp/orchestrator/records.py"
+RECORD_TYPES = {"RequestStats", "StatsBook", "Kind", "Source"}
+ENUM_FIELDS = {"status", "kind", "source"}  # a record's enum-valued fields (and the names they travel under)
+# An LSP client tool: its keystrokes' statuses are its own strings, read off the wire, not the server's enums.
+STRING_STATUSES_ALLOWED = {"laya_lsp/replay.py"}
+
+
+def test_records_are_defined_built_and_booked_only_in_the_orchestrators_records():
+    bad = []
+    for _module, path, tree in SOURCES:
+        rel = str(path.relative_to(PACKAGE.parent))
+        if rel == RECORDS:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name in RECORD_TYPES:
+                bad.append(f"{rel}:{node.lineno} defines {node.name}")
+            elif isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                if name in ("RequestStats", "book"):
+                    bad.append(f"{rel}:{node.lineno} calls {name}: book through orchestrator/records.py Records")
+    assert not bad, "\n".join(bad)
+
+
+def _enum_values() -> set[str]:
+    from laya_lsp.engine import Status
+    from laya_lsp.orchestrator import Kind, Source
+
+    return {m.value for enum in (Status, Kind, Source) for m in enum}
+
+
+def _string_comparisons(tree: ast.Module, values: set[str]) -> list[int]:
+    """Lines comparing a status/kind/source (by name or attribute) with one of the enums' strings."""
+    def named(node: ast.expr) -> bool:
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+        return name in ENUM_FIELDS or name.endswith("_kind") and name != "trigger_kind"
+
+    def strings(node: ast.expr) -> bool:
+        items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+        return any(isinstance(i, ast.Constant) and i.value in values for i in items)
+
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Compare)
+            and any(named(a) and strings(b) or named(b) and strings(a)
+                    for a, b in zip([node.left, *node.comparators], node.comparators))]
+
+
+def test_statuses_kinds_and_sources_are_compared_as_enums():
+    values = _enum_values()
+    bad = [f"{path.relative_to(PACKAGE.parent)}:{line}" for _m, path, tree in SOURCES
+           if str(path.relative_to(PACKAGE.parent)) not in STRING_STATUSES_ALLOWED
+           for line in _string_comparisons(tree, values)]
+    assert not bad, "compared with a string, not the enum:\n" + "\n".join(bad)
+    caught = _string_comparisons(ast.parse('if st.status == "loading" or kind in ("inline", "x"): pass'), values)
+    assert caught == [1, 1]
 
 
 def _private(name: object) -> bool:
@@ -274,9 +344,9 @@ def test_the_private_member_check_sees_self_and_getattr():
 def test_the_checks_see_the_package():
     """The walk above covers the real tree (a wrong root would make every check pass vacuously)."""
     names = {module for module, _path, _tree in SOURCES}
-    assert {"laya_lsp.engine.engine", "laya_lsp.orchestrator", "laya_lsp.lsp.server", "laya_lsp.http.app",
+    assert {"laya_lsp.engine.facade", "laya_lsp.orchestrator", "laya_lsp.lsp.server", "laya_lsp.http.app",
             "laya_lsp.syntax.document", "laya_lsp.decisions.resolve"} <= names
     engine_imports = {name for name, _line in _imports(*next((m, p, t) for m, p, t in SOURCES
-                                                              if m == "laya_lsp.engine.engine"))}
+                                                              if m == "laya_lsp.engine.facade"))}
     # relative imports resolve to absolute names
     assert "laya_lsp.engine.scheduling.scheduler" in engine_imports

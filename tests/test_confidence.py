@@ -7,14 +7,17 @@ from __future__ import annotations
 import math
 
 from laya_lsp.config import Settings
-from laya_lsp.engine import Candidate
+from laya_lsp.engine import Candidate, Status, Timings
 from laya_lsp.engine.loading.tokenizer import token_ends
-from laya_lsp.orchestrator.answers import UNBOOKED, Completion, Suggestion
+from laya_lsp.orchestrator.answers import Completion, Suggestion
 from laya_lsp.orchestrator.confidence import Calibration, cut, load_calibration, token_confidence, trace
 from laya_lsp.orchestrator.latency.base import typed_along
+from laya_lsp.orchestrator.records import Kind, RequestStats, Source
 from laya_lsp.syntax import SyntaxDocument
 
 PY = SyntaxDocument("x = ", "python", "file:///a.py")
+
+RECORD = RequestStats(0, "doc", Kind.COMPLETION, Source.MODEL, Timings(), Status.OK)  # an answer's booked record
 
 
 def test_token_ends_from_token_texts_and_by_decoding_when_they_do_not_join_up() -> None:
@@ -79,16 +82,16 @@ def test_for_kind_withholds_unsure_ghost_text_and_ranks_the_list() -> None:
     a = Suggestion("retstudent", -2.0, confidence=0.2, cut=True)
     b = Suggestion("return total", -1.0, confidence=0.7)
     c = Suggestion("return", -1.5, confidence=0.9, cut=True)
-    answer = Completion([a, b, c], UNBOOKED)
-    inline = answer.for_kind("inline", 0.5)
+    answer = Completion([a, b, c], RECORD)
+    inline = answer.for_kind(Kind.INLINE, 0.5)
     assert [s.text for s in inline.suggestions] == ["return total", "return"] and not inline.unsure
-    listed = answer.for_kind("completion", 0.5)
+    listed = answer.for_kind(Kind.COMPLETION, 0.5)
     assert [s.text for s in listed.suggestions] == ["return total", "return", "retstudent"]
     assert answer.suggestions == [a, b, c]  # the remembered answer keeps everything
-    assert Completion([a], UNBOOKED).for_kind("inline", 0.5).unsure  # withheld
-    assert Completion([c, b], UNBOOKED).for_kind("inline", 0.5).unsure  # the top one cut short
+    assert Completion([a], RECORD).for_kind(Kind.INLINE, 0.5).unsure  # withheld
+    assert Completion([c, b], RECORD).for_kind(Kind.INLINE, 0.5).unsure  # the top one cut short
     low = Suggestion("retstudent", -2.0, confidence=0.2)
-    assert not Completion([low], UNBOOKED).for_kind("inline", 0.0).unsure  # 0: everything shown
+    assert not Completion([low], RECORD).for_kind(Kind.INLINE, 0.0).unsure  # 0: everything shown
 
 
 def test_default_min_confidence_is_the_calibrations() -> None:

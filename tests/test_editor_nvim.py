@@ -33,6 +33,7 @@ from editors.harness import (
     ensure_test_deps,
     responses,
     save_artifact,
+    sent,
     server_exited,
     tee_cmd,
     venv_bin,
@@ -152,12 +153,17 @@ def drive_popup(nvim: str, tmp: Path, server_cmd: list[str], name: str) -> dict[
     try:
         attached = wait_for(lambda: editor_attached(log), 30)
         wait_for(lambda: "example.py" in tmux.screen(), 10)
+        # The plugin tells the server where the cursor rests (laya/focus) once it has rested there.
+        focus_on_open = wait_for(lambda: sent(log, "laya/focus"), 10) or []
         tmux.send("G", "A")  # append at the end of `    x = os`
         wait_for(lambda: "-- INSERT --" in tmux.screen(), 5)
+        focus_after_move = wait_for(lambda: len(sent(log, "laya/focus")) > len(focus_on_open), 10)
         tmux.send(".")  # its own keystroke: the trigger character
         # Stop waiting early when the server is gone: nothing will come (the broken-server test).
         wait_for(lambda: server_exited(log) or "laya ·" in tmux.screen(), 20)
         screen_with_popup = tmux.screen()
+        wait_for(lambda: False, 0.5)  # longer than the plugin's rest before a focus: one for the `.` would be here
+        focus = sent(log, "laya/focus")
         tmux.send("C-n")  # select (and insert) the first item
         wait_for(lambda: False, 0.3)
         tmux.send("C-y")  # accept it
@@ -208,12 +214,27 @@ def drive_popup(nvim: str, tmp: Path, server_cmd: list[str], name: str) -> dict[
         "uri": src.as_uri(),
         "candidates": completion_new_texts(log),
         "resolved": responses(log, "codeAction/resolve"),
+        "focus": focus,
+        "focus_after_move": bool(focus_after_move),
     }
+
+
+def check_focus(r: dict[str, Any]) -> None:
+    """laya/focus came for the open buffer's resting cursor (line 0) and again after the cursor moved to the
+    end of `    x = os`; typing (the `.`) sent none: the completion request covers that."""
+    focus = r["focus"]
+    if not focus or not r["focus_after_move"]:
+        raise EditorCheckFailed(f"no laya/focus on open and after a move: {focus!r}")
+    assert all(f["textDocument"]["uri"] == r["uri"] for f in focus), focus
+    assert focus[0]["position"] == {"line": 0, "character": 0}, focus
+    assert focus[-1]["position"]["line"] == LINE, focus
+    assert all(f["position"]["character"] <= len("    x = os") for f in focus), ("a focus for typing", focus)
 
 
 def check_popup(r: dict[str, Any]) -> None:
     if "laya ·" not in r["screen"]:
         raise EditorCheckFailed(f"no laya popup on screen:\n{r['screen']}")
+    check_focus(r)
     lines = r["text"].split("\n")
     prefix = "    x = os."
     if not lines[LINE].startswith(prefix) or lines[LINE] == prefix:

@@ -10,7 +10,7 @@ from tokenizers import Tokenizer as RustTokenizer
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from laya_lsp.engine.caches.context_window import ContextWindow, suffix_ids
-from laya_lsp.engine.loading.fim import PREFIX_ONLY, PromptBuilder, detect_fim
+from laya_lsp.engine.loading.fim import PREFIX_ONLY, PromptBuilder, detect_fim, format_named, text_prompt
 from laya_lsp.engine.loading.tokenizer import Tokenizer
 
 CODE = ("def add(a, b):\n    return a + b\n\n\nclass Point:\n    def __init__(self, x, y):\n"
@@ -151,3 +151,25 @@ def test_suffix_ids_take_the_first_tokens_after_the_cursor():
     assert len(ids) == 50
     assert b.encode(CODE)[:45] == ids[:45]
     assert suffix_ids(b, "", 50) == [] and suffix_ids(b, CODE, 0) == []
+
+
+@pytest.mark.parametrize(("family", "name"), [("qwen", "qwen"), ("qwen", "qwen/spm"), ("starcoder", "starcoder/spm"),
+                                              ("deepseek-coder", "deepseek-coder"), ("codestral", "codestral")])
+def test_text_prompts_are_the_engines_prompts_as_text(family: str, name: str):
+    """A serving engine gets the prompt the engine would compute, as text: tokenized by the model's tokenizer
+    (which reads the markers as special tokens) it is the engine's token prompt for the same layout."""
+    tok = make_tokenizer(FAMILIES[family])
+    fmt, layout = format_named(name)
+    b = PromptBuilder(tok, detect_fim(tok))
+    chunks = [("file:///p/a.py", "def a():\n    return 1\n")]
+    prefix, suffix = "def add(a, b):\n    ret", "\n\nclass Point:\n"
+    ctx = b.repo_context(chunks, "file:///p/c.py", 10_000)
+    ids = b.build(b.encode(prefix), b.encode(suffix), ctx, layout).ids
+    assert tok.encode(text_prompt(fmt, prefix, suffix, chunks, "file:///p/c.py", layout)) == ids
+
+
+def test_fim_setting_names():
+    assert format_named("qwen")[1] == "psm" and format_named("qwen/spm")[1] == "spm"
+    assert format_named("prefix")[0] is PREFIX_ONLY and format_named("codestral")[1] == "native-spm"
+    with pytest.raises(ValueError, match="unknown FIM format"):
+        format_named("qwen/xyz")

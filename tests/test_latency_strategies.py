@@ -5,26 +5,28 @@ The same tricks through the real server: test_latency_tricks.py, test_first_line
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
-from laya_lsp.config import Settings
-from laya_lsp.engine import Candidate, CompletionRequest, CompletionResult, Job, ModelInfo, StatsBook, Timings
+from laya_lsp.config import FallbackSettings, Settings
+from laya_lsp.engine import Candidate, CompletionRequest, CompletionResult, Job, ModelInfo, Status, Timings
 from laya_lsp.orchestrator import Completion, CompletionFlow, Suggestion
-from laya_lsp.orchestrator.answers import UNBOOKED, clean
+from laya_lsp.orchestrator.answers import Cleaned, clean
 from laya_lsp.orchestrator.latency import (
     Ask,
     Background,
     FirstLineFirst,
+    HandOff,
     SharedJob,
     Speculation,
     Ticket,
     TypedThrough,
     WarmUp,
 )
-from laya_lsp.orchestrator.records import Records
+from laya_lsp.orchestrator.records import Kind, Records, RequestStats, Source, StatsBook
 from laya_lsp.orchestrator.waiting import ModelGate
 from laya_lsp.syntax import CompletionPlan, SyntaxDocument
 
@@ -88,7 +90,7 @@ def _request_for(doc_id: str, doc: SyntaxDocument, offset: int, kind: str, plan:
                              background=background, source=source)
 
 
-def _raw(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Completion:
+def _raw(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Cleaned:
     return clean(doc, offset, plan, result, None)
 
 
@@ -97,13 +99,16 @@ def _parts(engine: FakeEngine) -> tuple[Records, Background]:
     return records, Background(engine, records, _request_for, _raw)  # type: ignore[arg-type]
 
 
-def _ask(doc: SyntaxDocument, offset: int | None = None, *, doc_id: str = "doc", kind: str = "completion",
+def _ask(doc: SyntaxDocument, offset: int | None = None, *, doc_id: str = "doc", kind: Kind = Kind.COMPLETION,
          remember: bool = True, typing: bool = False, wanted: int = 2) -> Ask:
     return Ask(doc_id, doc, len(doc.text) if offset is None else offset, kind, remember, typing, wanted)
 
 
 def _answer(*texts: str, plan: CompletionPlan = ONE_LINE, result: CompletionResult | None = None) -> Completion:
-    return Completion([Suggestion(t, -0.1) for t in texts], UNBOOKED, plan, result)
+    return Completion([Suggestion(t, -0.1) for t in texts], RECORD, plan, result)
+
+
+RECORD = RequestStats(0, "doc", Kind.COMPLETION, Source.MODEL, Timings(), Status.OK)  # an answer's booked record
 
 
 async def _settle(background: Background) -> None:
@@ -348,18 +353,18 @@ async def test_closing_a_document_drops_what_every_strategy_held():
     text = "import os\n\n\ndef main():\n    value = "
     doc = SyntaxDocument(text, "python", "file:///main.py")
     flow.opened("main", doc)
-    answer = await flow.complete("main", doc, len(text), "completion")
+    answer = await flow.complete("main", doc, len(text), Kind.COMPLETION)
     assert answer is not None and [s.text for s in answer.suggestions] == ["os.getcwd()"]
     await asyncio.sleep(0.05)  # the speculation is cleaned and kept on the event loop
     typed_on = doc.with_text("import os\n\nx = 1\n\ndef main():\n    value = x")
-    running = asyncio.ensure_future(flow.complete("main", typed_on, len(typed_on.text), "completion"))
+    running = asyncio.ensure_future(flow.complete("main", typed_on, len(typed_on.text), Kind.COMPLETION))
     await asyncio.sleep(0.05)
     load: Future = Future()
     gate.loading(load)
     flow.warm("main", doc, 5)  # waits for the model being loaded
     await asyncio.sleep(0)
     held = {type(s).__name__: s.held() for s in flow.strategies}
-    assert held == {"TypedThrough": {"main"}, "Speculation": {"main"}, "SharedJob": {"main"},
+    assert held == {"HandOff": set(), "TypedThrough": {"main"}, "Speculation": {"main"}, "SharedJob": {"main"},
                     "FirstLineFirst": set(), "WarmUp": {"main"}}, held
     assert flow.tracked() == 1
     flow.closed("main")
@@ -370,3 +375,43 @@ async def test_closing_a_document_drops_what_every_strategy_held():
     await running
     await asyncio.sleep(0.05)
     assert flow.tracked() == 0 and len(engine.prefills) == 1  # the warm-up waiting for the load went with it
+
+
+async def test_closing_a_document_cancels_its_hand_off():
+    silent = socket.socket()  # accepts connections (the kernel does) but never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(4)
+    try:
+        engine = FakeEngine(_complete_replies)
+        records = Records(StatsBook())
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        settings = _settings(fallback=FallbackSettings(url=url, completions="always", deadline_ms=600000))
+        flow = CompletionFlow(engine, settings, ModelGate(engine, records), records)  # type: ignore[arg-type]
+        text = "import os\n\n\ndef main():\n    value = "
+        doc = SyntaxDocument(text, "python", "file:///main.py")
+        await flow.complete("main", doc, len(text), "completion")
+        handoff = flow.strategies[0]
+        assert isinstance(handoff, HandOff) and handoff.held() == {"main"}
+        task = handoff.asked["main"].task
+        assert task is not None
+        await asyncio.sleep(0.05)
+        assert not task.done()  # the silent server holds it
+        flow.closed("main")
+        assert handoff.held() == set()
+        await asyncio.wait({task})
+        assert task.cancelled()
+    finally:
+        silent.close()
+
+
+async def test_a_sure_answer_is_not_handed_off():
+    engine = FakeEngine(_complete_replies)
+    records = Records(StatsBook())
+    url = "http://127.0.0.1:9"  # never reached: nothing is asked
+    settings = _settings(fallback=FallbackSettings(url=url, completions="unsure"), min_confidence=0.0)
+    flow = CompletionFlow(engine, settings, ModelGate(engine, records), records)  # type: ignore[arg-type]
+    text = "import os\n\n\ndef main():\n    value = "
+    doc = SyntaxDocument(text, "python", "file:///main.py")
+    answer = await flow.complete("main", doc, len(text), "completion")
+    assert answer is not None and answer.suggestions and not answer.unsure
+    assert flow.strategies[0].held() == set()

@@ -34,6 +34,8 @@ nospec = _fixture({"crossFileTokens": 0, "warmUp": False, "speculative": False})
 crossfile = _fixture({"crossFileTokens": 512, "speculative": False, "warmUp": False, "typedThrough": False})
 nocross = _fixture({"crossFileTokens": 0, "speculative": False, "warmUp": False, "typedThrough": False})
 warm = _fixture({"crossFileTokens": 0, "speculative": False, "typedThrough": False})
+# Warm-up with the default prompt context (cross-file chunks of the other open buffers first).
+warm_context = _fixture({"speculative": False, "typedThrough": False})
 # A warm-up of thousands of tokens in 8-token chunks: hundreds of chunks, each a point where it can be cancelled.
 slow_warm = _fixture({"crossFileTokens": 0, "speculative": False, "typedThrough": False, "prefillChunk": 8,
                       "contextTokens": 4096})
@@ -176,6 +178,33 @@ async def test_focus_warm_up_prefills_before_the_first_keystroke(warm: LanguageC
     first = (await stats(warm, recent=1))["recent"][-1]
     assert first["source"] == "model"
     assert first["prompt_tokens"] - first["reused_tokens"] <= 4, "the first keystroke should pay only new tokens"
+
+
+async def test_focus_warm_up_prefills_the_prompt_the_request_there_sends(warm_context: LanguageClient):
+    """The focus warm-up builds the prompt a completion at the focused spot builds (its window, the other buffers'
+    chunks before it), so that completion computes one token: its last, whose logits it decodes from."""
+    other, uri = "file:///proj/lib_other.py", "file:///proj/main_focus.py"
+    open_doc(warm_context, other, DOC.replace("main", "helper") * 6)
+    text = DOC * 20
+    open_doc(warm_context, uri, text)
+    cursor = text.index("value = os.getcwd()", len(text) // 2) + len("value = os.getcwd()")
+    pos = position_at(text, cursor)
+    await asyncio.sleep(0.5)  # the open's warm-ups run first (cursor at the top): the focus comes later
+    warm_context.protocol.notify("laya/focus", {"textDocument": {"uri": uri}, "position": pos})
+    rec = None
+    for _ in range(1200):
+        recs = [r for r in (await stats(warm_context, recent=50))["recent"]
+                if r["kind"] == "warm-up" and r["doc"] == uri and r["status"] == "ok"]
+        if recs and recs[-1]["prompt_tokens"] > 300:
+            rec = recs[-1]
+            break
+        await asyncio.sleep(0.05)
+    assert rec is not None, "the focus warm-up did not finish"
+    await complete_texts(warm_context, uri, pos)
+    first = (await stats(warm_context, recent=1))["recent"][-1]
+    assert first["source"] == "model" and first["kind"] == "completion"
+    assert first["prompt_hash"] == rec["prompt_hash"], "the warm-up prefilled another prompt than the request's"
+    assert first["reused_tokens"] == first["prompt_tokens"] - 1
 
 
 async def test_each_request_is_booked_once_and_never_changed(nospec: LanguageClient):

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from laya_lsp.decisions.resolve import raw_block
 from laya_lsp.engine import Candidate, CompletionResult, Timings
 from laya_lsp.lines import cut_lines, cut_single_line, ends_answer
 from laya_lsp.orchestrator.answers import raw_lines
@@ -71,5 +72,14 @@ def test_after_a_block_opener_post_processing_keeps_the_lines_the_engine_decoded
     assert decoded == "\n    y = x\n    return y\n    "
     cleaned = [c.text for c in postprocess_detailed(doc, offset, [decoded], plan).candidates]
     assert cleaned == ["\n    y = x\n    return y"]
-    raw = raw_lines(CompletionResult([Candidate(decoded, 0.0, len(tokens))], Timings()), plan)
+    raw = raw_lines(CompletionResult([Candidate(decoded, 0.0, len(tokens))], Timings()), plan, doc)
     assert [s.text for s in raw] == cleaned  # post-processing off cuts at the same place
+
+
+def test_code_action_blocks_count_lines_as_completions_do():
+    """A block after `def f():` starts with a line break; like a completion's, it does not count as a line (a
+    `split("\n")[:n]` cut kept n - 1 lines of code, or none)."""
+    gens = [Candidate("\n", -0.1, 1), Candidate("\n    y = x\n    return y\n    z = 1\n", -0.2, 9)]
+    block = raw_block(gens, 2)
+    assert block is not None and block.text == "\n    y = x\n    return y"
+    assert raw_block([Candidate("\n\n", 0.0, 1)], 2) is None

@@ -16,6 +16,7 @@ from tokenizers import Tokenizer
 
 from laya_lsp import bootstrap
 from laya_lsp.config import Settings, parse_settings
+from laya_lsp.orchestrator import Kind
 from laya_lsp.orchestrator.prompt_context import PromptContext, outline_cut
 from laya_lsp.syntax import CompletionPlan, SyntaxDocument
 
@@ -125,7 +126,7 @@ def _prompt_in_process(options: dict, text: str) -> list[int]:
     orchestrator = bootstrap.start(settings)
     engine, flow = orchestrator.engine, orchestrator.completions
     try:
-        req = flow.request_for(URI, SyntaxDocument(text, "python", URI), len(text), "completion",
+        req = flow.request_for(URI, SyntaxDocument(text, "python", URI), len(text), Kind.COMPLETION,
                                CompletionPlan(True, "test"), None, False)
         return engine.prompt_for(req)
     finally:

@@ -187,7 +187,7 @@ def _boom(*_args, **_kwargs):
 PATCHES = {
     "laya_lsp.decisions.structured": lambda module: setattr(module, "structured_with", _boom),
     "laya_lsp.memory": lambda module: setattr(module.MemoryProbe, "report", _boom),
-    "laya_lsp.orchestrator.completion": lambda module: setattr(module.CompletionFlow, "closed", _boom),
+    "laya_lsp.orchestrator.completion_flow": lambda module: setattr(module.CompletionFlow, "closed", _boom),
 }
 '''
 REQUEST_FAILED = -32803

@@ -14,9 +14,11 @@ from __future__ import annotations
 import argparse
 import bz2
 import json
+import lzma
 import random
 import sys
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -80,11 +82,20 @@ def train(vocab: int, sample_bytes: int, out: Path) -> None:
     print(json.dumps({"vocab": vocab, "chars_per_token": round(n_chars / n_tok, 3), "sample_chars": n_chars}))
 
 
+MAX_BYTES = 36_000_000  # a shard's cap: 64 MiB a call - the tracked tree (28.4 MB) - code/ + tokenizer/ - margin
+
+
+def open_shard(path: Path) -> IO[str]:
+    """A text shard for reading, bzip2 (`.jsonl.bz2`, what pack writes) or xz (`.jsonl.xz`)."""
+    return lzma.open(path, "rt") if path.name.endswith(".xz") else bz2.open(path, "rt")
+
+
 def pack(docs_path: Path, shard_mb: float, out: Path, final: bool, limit_docs: int = 0, run: int = 8,
-         max_bytes: int = 31_000_000, seed: int = 0) -> None:
+         max_bytes: int = MAX_BYTES, seed: int = 0) -> None:
     """docs.jsonl -> bzip2-compressed JSONL text shards, the way the corpus travels to the GPU (one shard per device
-    call must fit the transfer limit). bzip2 because it packs code text as tightly as xz (5.4x vs 5.6x) for a seventh
-    of xz's CPU time on this shared 2-core machine, and Python reads it anywhere.
+    call must fit the transfer limit). bzip2 because xz packs only a little more text per byte for many times the CPU
+    time on this shared 2-core machine (40 MB of run 4's JSONL, 2026-12-03 under load ~11: bzip2 -9 5.35 MB in
+    63 s, xz -9e 4.73 MB in 700 s, 13 % more text per byte), and Python reads it anywhere.
 
     Shard k takes the next `shard_mb` MB of docs.jsonl in corpus order (corpus.py reads its sources in a random order
     of units, so every stretch holds every language) and writes them as a shuffled mix of runs of at most `run`
@@ -114,7 +125,7 @@ def pack(docs_path: Path, shard_mb: float, out: Path, final: bool, limit_docs: i
         runs = runs_of(batch)
         random.Random(seed * 1000 + k).shuffle(runs)
         if path.exists():  # already written: recover which documents it took, so later shards stay the same
-            with bz2.open(path, "rt") as f:
+            with open_shard(path) as f:
                 taken = sum(1 for _ in f)
             kept = [line for r in runs for line in r]
             return kept[taken:]
@@ -170,7 +181,7 @@ def encode(tok_dir: Path, shard: Path, out: Path) -> None:
     concatenated), <name>.offsets.npy (document starts, int64) and <name>.meta.json (per document [source, path,
     language]), written last and atomically: a training run polling the folder takes a shard once its meta exists."""
     tok = Tokenizer.from_file(str(tok_dir / "tokenizer.json"))
-    with bz2.open(shard, "rt") as shard_in:
+    with open_shard(shard) as shard_in:
         docs = [json.loads(line) for line in shard_in]
     ids = [np.array(e.ids, dtype=np.uint16) for e in tok.encode_batch([d["text"] for d in docs])]
     offsets = np.cumsum([0] + [len(a) for a in ids]).astype(np.int64)
@@ -198,13 +209,13 @@ def main() -> None:
     ap.add_argument("--sample-bytes", type=int, default=60_000_000)
     ap.add_argument("--out", default=str(ROOT / "out" / "tokenizer"), help="tokenizer folder")
     ap.add_argument("--docs", default=str(DATA / "docs.jsonl"), help="pack: the corpus (corpus.py)")
-    ap.add_argument("--shard-mb", type=float, default=215, help="pack: MB of JSONL text per shard")
+    ap.add_argument("--shard-mb", type=float, default=230, help="pack: MB of JSONL text per shard")
     ap.add_argument("--final", action="store_true", help="pack: also write the last, partial shard")
     ap.add_argument("--limit-docs", type=int, default=0, help="pack: only the first N documents (0 = all)")
     ap.add_argument("--run", type=int, default=8, help="pack: most consecutive documents of one source kept together")
-    ap.add_argument("--max-bytes", type=int, default=31_000_000, help="pack: most bytes of a compressed shard")
+    ap.add_argument("--max-bytes", type=int, default=MAX_BYTES, help="pack: most bytes of a compressed shard")
     ap.add_argument("--shard-dir", default=str(DATA / "shards"), help="pack: where the text shards go")
-    ap.add_argument("--shard", help="encode: one text shard (.jsonl.bz2)")
+    ap.add_argument("--shard", help="encode: one text shard (.jsonl.bz2 or .jsonl.xz)")
     ap.add_argument("--tokens", help="encode: the folder of token files")
     args = ap.parse_args()
     if args.cmd == "train":

@@ -45,6 +45,7 @@ SHAPES = {  # name: (hidden, layers, heads, kv_heads, intermediate)
     "d512-l3": (512, 3, 8, 8, 1408),
     "d512-l4": (512, 4, 8, 8, 1408),
     "d576-l6": (576, 6, 9, 9, 1536),
+    "d640-l6": (640, 6, 10, 10, 1728),  # the pause tier (35.0M parameters)
     "d64-l2": (64, 2, 2, 2, 192),  # CPU smoke test
 }
 
@@ -198,7 +199,8 @@ def main() -> None:
         from safetensors.torch import save_file
         sd = {k: v.detach().to("cpu", torch.bfloat16).contiguous() for k, v in model.state_dict().items()
               if k != "lm_head.weight"}  # tied to embed_tokens
-        save_file(sd, str(out / f"{tag}.safetensors"))
+        save_file(sd, str(out / f"{tag}.tmp"))
+        (out / f"{tag}.tmp").rename(out / f"{tag}.safetensors")  # whole or absent: gpu.sh copies it any time
         (out / "config.json").write_text(config.to_json_string())
 
     sched = Schedule(args, t_start)

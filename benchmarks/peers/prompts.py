@@ -84,7 +84,7 @@ class _ReplayClock:
 def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "completion", switch_every: int = 5,
                       line_hint: float | dict[str, float] = 0.6, raw_settings: dict[str, Any] | None = None,
                       start_s: float = 3.0, interval_s: float = 0.1,
-                      key_times_s: list[float] | None = None) -> PromptSet:
+                      key_times_s: list[float] | None = None, buffers: list[Buffer] | None = None) -> PromptSet:
     """The prompts laya's engine would build for every keystroke of a replay over `files` (model `lm`: its
     stop rules go to the peers; laya's own engine loads the same model through the bootstrap).
 
@@ -93,9 +93,11 @@ def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "compl
     engine's prompt code. `start_s` (open → first keystroke, i.e. the replay's cold start) and `interval_s`
     (typing pace) place each request on the timeline the cross-file chunk snapshots refresh by; `key_times_s`
     (each keystroke's time after the buffers opened, as a replay recorded it) replaces that estimate.
+    `buffers` (one per file) replaces the spans `Buffer.from_file` would pick by `line_hint`.
     """
     from laya_lsp import bootstrap, crossfile
     from laya_lsp.config import parse_settings
+    from laya_lsp.orchestrator import Kind
     from laya_lsp.syntax import CompletionPlan, SyntaxDocument
 
     settings = replace(parse_settings(raw_settings or {}), model=lm.path)
@@ -105,14 +107,15 @@ def keystroke_prompts(lm: Any, files: list[Path], chars: int, kind: str = "compl
     crossfile.time = clock  # type: ignore[assignment]
     try:
         hints = line_hint if isinstance(line_hint, dict) else {str(f): line_hint for f in files}
-        buffers = [Buffer.from_file(f, chars, line_hint=hints.get(str(f), 0.6)) for f in files]
+        buffers = buffers or [Buffer.from_file(f, chars, line_hint=hints.get(str(f), 0.6)) for f in files]
 
         def build(b: Buffer, kind_: str, offset: int) -> tuple[list[int], Any] | None:
             doc = SyntaxDocument(b.text, b.language, b.uri)
-            plan = flow.plan(doc, offset) if kind_ != "warm-up" else CompletionPlan(True, "warm-up")
+            asked = Kind(kind_)
+            plan = flow.plan(doc, offset) if asked is not Kind.WARM_UP else CompletionPlan(True, "warm-up")
             if not plan.complete:
                 return None
-            req = flow.request_for(b.uri, doc, offset, kind_, plan, None, kind_ != "warm-up")
+            req = flow.request_for(b.uri, doc, offset, asked, plan, None, asked is not Kind.WARM_UP)
             return engine.prompt_for(req), req
 
         for b in buffers:  # didOpen: chunks join the ring, then the buffer is warmed with the cursor at the top

@@ -1,15 +1,17 @@
 """The hand-off tier: ask a bigger model on an OpenAI-compatible `/v1/completions` server when local
 confidence is low (mlx-lm's `mlx_lm.server`, vLLM, llama.cpp's server, ...).
 
-Off by default: nothing here runs, and no socket is opened, unless `fallback.url` is set. Calls block (they
-run in a thread, never on the inference worker) and every failure (refused, timeout, HTTP error, bad JSON) is
-a `FallbackError`, which callers answer with their local result.
+Off by default: nothing here runs, and no socket is opened, unless `fallback.url` is set. Decisions' calls
+block (they run in a thread, never on the inference worker); completions' (`complete_async`) run on the event
+loop and are cancelled by the next keystroke. Every failure (refused, timeout, HTTP error, bad JSON) is a
+`FallbackError`, which callers answer with their local result.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,32 +47,34 @@ def endpoint(url: str) -> str:
     return u + ("/completions" if u.endswith("/v1") else "/v1/completions")
 
 
-def complete(s: FallbackSettings, prompt: str, max_tokens: int, stop: list[str] | None = None) -> FallbackAnswer:
-    """One greedy completion of `prompt` from the fallback server (blocking, with the configured timeout)."""
-    import urllib.error  # (the HTTP client stack: only when a fallback is configured, not at every start)
-    import urllib.parse
-    import urllib.request
-
-    if not enabled(s):
-        raise FallbackError("no fallback.url configured")
+def request_body(s: FallbackSettings, prompt: str, max_tokens: int, stop: list[str] | None = None,
+                 suffix: str | None = None) -> dict[str, Any]:
+    """The `/v1/completions` body: greedy, the configured model, at most four stop strings (the API's limit)."""
     body: dict[str, Any] = {"prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0}
+    if suffix is not None:
+        body["suffix"] = suffix
     if s.model:
         body["model"] = s.model
     if stop:
-        body["stop"] = stop[:4]  # the OpenAI API allows at most four
+        body["stop"] = stop[:4]
+    return body
+
+
+def request_headers(s: FallbackSettings, length: int | None = None) -> dict[str, str]:
     headers = {"Content-Type": "application/json"}
+    if length is not None:
+        headers["Content-Length"] = str(length)
     if s.api_key:
         headers["Authorization"] = f"Bearer {s.api_key}"
-    req = urllib.request.Request(endpoint(s.url), json.dumps(body).encode(), headers, method="POST")
-    # A loopback server is reached directly, never through an HTTP proxy from the environment.
-    host = urllib.parse.urlsplit(endpoint(s.url)).hostname or ""
-    handlers = [urllib.request.ProxyHandler({})] if host in ("localhost", "127.0.0.1", "::1") else []
-    opener = urllib.request.build_opener(*handlers)
+    return headers
+
+
+def answer_from(s: FallbackSettings, raw: bytes) -> FallbackAnswer:
+    """The first choice's text of a `/v1/completions` response body (FallbackError for anything else)."""
     try:
-        with opener.open(req, timeout=max(0.05, s.timeout_ms / 1000)) as resp:
-            data = json.loads(resp.read().decode("utf-8"))
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise FallbackError(f"{type(exc).__name__}: {exc}") from exc
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise FallbackError(f"the response is not JSON: {raw[:80]!r}") from exc
     try:
         text = data["choices"][0]["text"]
     except (KeyError, IndexError, TypeError) as exc:
@@ -78,6 +82,92 @@ def complete(s: FallbackSettings, prompt: str, max_tokens: int, stop: list[str] 
     if not isinstance(text, str):
         raise FallbackError("the response's text is not a string")
     return FallbackAnswer(text, str(data.get("model") or s.model or ""))
+
+
+def complete(s: FallbackSettings, prompt: str, max_tokens: int, stop: list[str] | None = None) -> FallbackAnswer:
+    """One greedy completion of `prompt` from the fallback server (blocking, with the configured timeout)."""
+    import urllib.error  # (the HTTP client stack: only when a fallback is configured, not at every start)
+    import urllib.request
+
+    if not enabled(s):
+        raise FallbackError("no fallback.url configured")
+    body = request_body(s, prompt, max_tokens, stop)
+    req = urllib.request.Request(endpoint(s.url), json.dumps(body).encode(), request_headers(s), method="POST")
+    # A loopback server is reached directly, never through an HTTP proxy from the environment.
+    host = urllib.parse.urlsplit(endpoint(s.url)).hostname or ""
+    handlers = [urllib.request.ProxyHandler({})] if host in ("localhost", "127.0.0.1", "::1") else []
+    opener = urllib.request.build_opener(*handlers)
+    try:
+        with opener.open(req, timeout=max(0.05, s.timeout_ms / 1000)) as resp:
+            raw = resp.read()
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise FallbackError(f"{type(exc).__name__}: {exc}") from exc
+    return answer_from(s, raw)
+
+
+# A completion's answer is a few hundred bytes; anything past this is not one.
+MAX_RESPONSE_BYTES = 4 << 20
+
+
+async def complete_async(s: FallbackSettings, prompt: str, max_tokens: int, stop: list[str] | None = None,
+                         suffix: str | None = None) -> FallbackAnswer:
+    """One greedy completion, on the event loop (never blocking it) within `s.deadline_ms`. Cancelling the
+    awaiting task closes the connection, so the server sees the request dropped. Connects directly (no proxy)."""
+    import asyncio
+
+    url = urllib.parse.urlsplit(endpoint(s.url))
+    if url.scheme not in ("http", "https") or not url.hostname:
+        raise FallbackError(f"fallback.url must be an http(s) URL, got {s.url!r}")
+    payload = json.dumps(request_body(s, prompt, max_tokens, stop, suffix)).encode()
+    port = url.port or (443 if url.scheme == "https" else 80)
+    path = (url.path or "/") + (f"?{url.query}" if url.query else "")
+    head = f"POST {path} HTTP/1.1\r\nHost: {url.hostname}:{port}\r\nConnection: close\r\n"
+    head += "".join(f"{k}: {v}\r\n" for k, v in request_headers(s, len(payload)).items()) + "\r\n"
+    try:
+        raw = await asyncio.wait_for(_post(url.hostname, port, url.scheme == "https", head.encode() + payload),
+                                     s.deadline_ms / 1000)
+    except asyncio.TimeoutError:
+        raise FallbackError(f"no answer within {s.deadline_ms} ms") from None
+    except ConnectionRefusedError:
+        raise FallbackError(f"connection refused: is a server listening at {url.hostname}:{port}?") from None
+    except (OSError, ValueError, EOFError) as exc:  # refused, reset, a malformed response (IncompleteReadError)
+        raise FallbackError(f"{type(exc).__name__}: {exc}") from exc
+    return answer_from(s, raw)
+
+
+async def _post(host: str, port: int, tls: bool, request: bytes) -> bytes:
+    """Send one HTTP/1.1 request and read the response's body (length-delimited, chunked or until close)."""
+    import asyncio
+    import ssl
+
+    reader, writer = await asyncio.open_connection(host, port, ssl=ssl.create_default_context() if tls else None,
+                                                   limit=MAX_RESPONSE_BYTES)
+    try:
+        writer.write(request)
+        await writer.drain()
+        status = (await reader.readline()).split(None, 2)
+        if len(status) < 2 or not status[1].isdigit():
+            raise FallbackError(f"not an HTTP response: {b' '.join(status)[:80]!r}")
+        headers: dict[str, str] = {}
+        while (line := await reader.readline()) not in (b"\r\n", b"\n", b""):
+            key, _, value = line.decode("latin-1").partition(":")
+            headers[key.strip().lower()] = value.strip()
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            body = b""
+            while (size := int((await reader.readline()).split(b";")[0].strip() or b"0", 16)) > 0:
+                body += await reader.readexactly(size)
+                await reader.readline()
+                if len(body) > MAX_RESPONSE_BYTES:
+                    raise FallbackError("the response is too long")
+        elif "content-length" in headers:
+            body = await reader.readexactly(min(int(headers["content-length"]), MAX_RESPONSE_BYTES))
+        else:
+            body = await reader.read(MAX_RESPONSE_BYTES)
+        if int(status[1]) != 200:
+            raise FallbackError(f"HTTP {int(status[1])}: {body[:200]!r}")
+        return body
+    finally:
+        writer.close()
 
 
 def pick_option(generated: str, options: list[tuple[str, str]]) -> str | None:

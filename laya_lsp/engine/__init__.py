@@ -9,9 +9,11 @@ from .loading.lazy_mlx_lm import defer_mlx_lm_init
 defer_mlx_lm_init()  # before the first mlx_lm import below: serving never needs transformers
 
 from .decoding.decode import Cancelled, CancelToken
+from .decoding.healing import trailing_blanks
 from .decoding.names import NameSet, NameSteer
 from .decoding.score import ScoreResult
-from .engine import Engine
+from .facade import Engine
+from .loading.fim import FimFormat, format_named, format_names, text_prompt
 from .loading.model import (
     DEFAULT_MODEL_DIR,
     ModelLoadError,
@@ -24,7 +26,7 @@ from .loading.weights import quantization_label
 from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
 from .scheduling.scheduler import Job
 from .scheduling.work import ModelUnavailable, ModelWork, WorkFailed, WorkResult
-from .stats import Kind, RequestStats, Source, StatsBook, Status, Timings
+from .timings import Status, Timings
 
 __all__ = [
     "DEFAULT_MODEL_DIR",
@@ -35,9 +37,9 @@ __all__ = [
     "CompletionResult",
     "Engine",
     "EngineSettings",
+    "FimFormat",
     "Job",
     "JobFailed",
-    "Kind",
     "ModelInfo",
     "ModelLoadError",
     "ModelUnavailable",
@@ -45,16 +47,17 @@ __all__ = [
     "NameSet",
     "NameSteer",
     "Progress",
-    "RequestStats",
     "ScoreResult",
-    "Source",
-    "StatsBook",
     "Status",
     "Timings",
     "WorkFailed",
     "WorkResult",
+    "format_named",
+    "format_names",
     "hub_snapshot",
     "model_name",
     "quantization_label",
     "resolve_model",
+    "text_prompt",
+    "trailing_blanks",
 ]

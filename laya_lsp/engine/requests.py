@@ -10,7 +10,7 @@ from typing import Any
 from .decoding.draft import MAX_DRAFT
 from .decoding.names import NameSteer
 from .loading.model import WarmPlan
-from .stats import Timings
+from .timings import Timings
 
 
 class JobFailed(RuntimeError):

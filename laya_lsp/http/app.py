@@ -12,7 +12,6 @@ from __future__ import annotations
 import hmac
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any, cast
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
@@ -26,7 +25,18 @@ from ..config import Settings
 from ..decisions import structured
 from ..decisions.decide import DecideRequest as Decide
 from ..decisions.decide import DecisionError
-from ..orchestrator import Caller, ClientGone, ModelFailed, NotReady, Orchestrator, Superseded
+from ..limits import HttpOptions
+from ..orchestrator import (
+    Caller,
+    ClientGone,
+    Kind,
+    ModelFailed,
+    NotReady,
+    Orchestrator,
+    Source,
+    Status,
+    Superseded,
+)
 from . import models as m
 from .admission import Admission, QueueFull, Slot
 from .bodylimit import BodyLimit
@@ -47,15 +57,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     500: {"model": m.ErrorBody, "description": "the model's work failed on the server's side (its log says why)"},
     503: {"model": m.ErrorBody, "description": "no model is loaded (still loading: see Retry-After)"},
 }
-
-
-@dataclass
-class HttpOptions:
-    max_in_flight: int = 4  # requests holding engine work (running or in the scheduler's queue)
-    max_queue: int = 16  # requests waiting for one of those slots; beyond: 429
-    max_body_bytes: int = 4 * 2**20
-    max_sessions: int = 256
-    token: str | None = None  # bearer token required on /v1/* when set
 
 
 def no_model(reason: str, loading: bool) -> HTTPException:
@@ -98,7 +99,7 @@ class Front:
         try:
             # Debounce only a session's requests (a client typing); a one-off request has nothing to wait for.
             answer = await self.orchestrator.completions.complete(
-                opened.doc_id, opened.doc, offset, body.kind, debounce=not opened.ephemeral,
+                opened.doc_id, opened.doc, offset, Kind(body.kind), debounce=not opened.ephemeral,
                 remember=not opened.ephemeral, caller=caller)
         finally:
             slot.close()
@@ -106,12 +107,13 @@ class Front:
                 self.sessions.forget(opened.doc_id)
         assert answer is not None  # (a session's document is a snapshot: it never changes under a request)
         st = answer.stats
-        if st.status == "loading" or (st.status == "error" and self.orchestrator.engine.model_info() is None):
-            raise no_model(st.error or "", st.status == "loading")
+        loading = st.status is Status.LOADING
+        if loading or (st.status is Status.ERROR and self.orchestrator.engine.model_info() is None):
+            raise no_model(st.error or "", loading)
         return m.CompleteResponse(
             candidates=[m.Suggestion(text=s.text, logprob=s.logprob, rules=s.rules, fixed=s.fixed)
                         for s in answer.suggestions],
-            status=cast(m.Status, st.status), source=st.source if st.status == "ok" else "none", plan=answer.plan.reason if answer.plan else "",
+            status=cast(m.Status, st.status), source=st.source if st.status is Status.OK else Source.NONE, plan=answer.plan.reason if answer.plan else "",
             session=body.session, offset=offset, error=st.error, stats=st.to_dict(), admission_ms=admission_ms,
             http_ms=(time.perf_counter() - t0) * 1000,
         )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from lsprotocol import types as lsp
 
-from ..orchestrator import Completion
+from ..orchestrator import Completion, Kind, Source, Status
 from .documents import LayaDocument, open_document
 from .language_server import LayaServer
 from .progress import request_caller
@@ -51,7 +51,7 @@ def locate(ls: LayaServer, uri: str, position: lsp.Position) -> Cursor | None:
     return Cursor(doc, offset, start, position, word_pos, doc.version)
 
 
-async def run_completion(ls: LayaServer, cur: Cursor, kind: str, typing: bool = False,
+async def run_completion(ls: LayaServer, cur: Cursor, kind: Kind, typing: bool = False,
                          token: lsp.ProgressToken | None = None) -> Completion | None:
     """The orchestrator's answer at the cursor; None when the document changed meanwhile (the client asks
     again for the new text) or the model is not there. A fault in the model call is shown to the user once.
@@ -64,7 +64,7 @@ async def run_completion(ls: LayaServer, cur: Cursor, kind: str, typing: bool = 
         return None
     if answer.failure:
         _show_failure_once(ls, answer.failure)
-    elif answer.stats.status in ("error", "loading"):
+    elif answer.stats.status in (Status.ERROR, Status.LOADING):
         log.warning("completion not answered: %s", answer.stats.error)
     return answer
 
@@ -85,7 +85,7 @@ def _detail(ls: LayaServer, answer: Completion) -> str:
     info = ls.engine.model_info()
     name = info.name if info else "model"
     st = answer.stats
-    if st.source != "model":
+    if st.source is not Source.MODEL:
         return f"laya · {name} · {st.source}"
     t = st.timings
     return f"laya · {name} · {st.total_ms:.0f} ms ({t.reused_tokens}/{t.prompt_tokens} tokens cached)"
@@ -137,7 +137,7 @@ def register(server: LayaServer) -> None:
         context = params.context
         typing = context is not None and context.trigger_kind in (
             lsp.CompletionTriggerKind.TriggerCharacter, lsp.CompletionTriggerKind.TriggerForIncompleteCompletions)
-        answer = await run_completion(ls, cur, "completion", typing, params.work_done_token)
+        answer = await run_completion(ls, cur, Kind.COMPLETION, typing, params.work_done_token)
         if answer is None or not answer.suggestions:
             # Incomplete: the client asks again on the next keystroke instead of caching "nothing".
             return lsp.CompletionList(is_incomplete=True, items=[])
@@ -149,7 +149,7 @@ def register(server: LayaServer) -> None:
         if cur is None:
             return lsp.InlineCompletionList(items=[])
         typing = params.context.trigger_kind == lsp.InlineCompletionTriggerKind.Automatic
-        answer = await run_completion(ls, cur, "inline", typing, params.work_done_token)
+        answer = await run_completion(ls, cur, Kind.INLINE, typing, params.work_done_token)
         if answer is None:
             return lsp.InlineCompletionList(items=[])
         return lsp.InlineCompletionList(items=to_inline_items(cur, answer))

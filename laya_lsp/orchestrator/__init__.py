@@ -2,7 +2,7 @@
 
     orchestrator = Orchestrator(engine, lambda: settings)
     orchestrator.loading(load_future)                     # requests wait for a model that is loading
-    answer = await orchestrator.completions.complete(doc_id, syntax_doc, offset, "completion")
+    answer = await orchestrator.completions.complete(doc_id, syntax_doc, offset, Kind.COMPLETION)
     decision, stats = await orchestrator.decisions.decide(request)
     report = await orchestrator.report(recent=50)
 
@@ -17,11 +17,11 @@ from concurrent.futures import Future
 from typing import Any
 
 from ..config import Settings
-from ..engine import Engine, StatsBook
+from ..engine import Engine, Status
 from .answers import Completion, Suggestion
-from .completion import CompletionFlow
-from .decisions import DecisionFlow
-from .records import Records
+from .completion_flow import CompletionFlow
+from .decision_flow import DecisionFlow
+from .records import Kind, Records, RequestStats, Source, StatsBook
 from .report import CACHE_WAIT_S, engine_report
 from .waiting import MODEL_LOADING, POLL_S, Caller, ClientGone, ModelFailed, ModelGate, NotReady, Superseded
 
@@ -32,9 +32,14 @@ __all__ = [
     "ClientGone",
     "Completion",
     "CompletionFlow",
+    "Kind",
     "ModelFailed",
     "NotReady",
     "Orchestrator",
+    "RequestStats",
+    "Source",
+    "StatsBook",
+    "Status",
     "Suggestion",
     "Superseded",
 ]

@@ -12,10 +12,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from ..engine import Candidate, CompletionResult, RequestStats, Source, Status, Timings
+from ..engine import Candidate, CompletionResult
 from ..lines import cut_lines
 from ..syntax import CompletionPlan, SyntaxDocument, SyntaxSettings, postprocess_detailed
-from .confidence import cut, token_confidence, trace
+from .confidence import Calibration, cut, token_confidence, trace
+from .records import Kind, RequestStats
 
 
 @dataclass
@@ -41,9 +42,30 @@ class Suggestion:
 
 
 @dataclass
+class Cleaned:
+    """Candidates cleaned against the document (`clean`), before the request is booked: `booked` makes them the
+    request's `Completion`."""
+
+    suggestions: list[Suggestion]
+    plan: CompletionPlan
+    result: CompletionResult
+    rejected: dict[str, int] = field(default_factory=dict)
+    postprocess_ms: float = 0.0
+
+    def cleaning(self) -> dict[str, object]:
+        """What post-processing did, for the request's record."""
+        return {"rejected": self.rejected, "top_rules": self.suggestions[0].rules if self.suggestions else []}
+
+    def booked(self, stats: RequestStats) -> Completion:
+        """The request's answer, with the record it was booked as."""
+        return Completion(self.suggestions, stats, self.plan, self.result, self.rejected,
+                          postprocess_ms=self.postprocess_ms)
+
+
+@dataclass
 class Completion:
     """What one completion request gets: cleaned suggestions and the request's stats record (its source,
-    status, error and timings, as `laya/stats` lists it)."""
+    status, error and timings, as `laya/stats` lists it), booked before the Completion is made."""
 
     suggestions: list[Suggestion]
     stats: RequestStats
@@ -56,58 +78,58 @@ class Completion:
     # `for_kind`; a bigger model may answer better).
     unsure: bool = False
 
-    def for_kind(self, kind: str, threshold: float) -> Completion:
+    def for_kind(self, kind: Kind, threshold: float) -> Completion:
         """What a `kind` request shows (a copy: strategies keep the whole answer): ghost text ("inline") only
         suggestions at least `threshold` sure; the completion list every one, the unsure ones last."""
-        sure = [s for s in self.suggestions if s.confidence >= threshold]
-        unsure = sorted((s for s in self.suggestions if s.confidence < threshold), key=lambda s: -s.confidence)
-        shown = sure if kind == "inline" else sure + unsure
-        doubt = bool(unsure) and not sure or bool(shown) and shown[0].cut
+        shown, doubt = shown_for(self.suggestions, kind, threshold)
         return replace(self, suggestions=shown, unsure=doubt)
 
-    def cleaning(self) -> dict[str, object]:
-        """What post-processing did, for the request's record."""
-        return {"rejected": self.rejected, "top_rules": self.suggestions[0].rules if self.suggestions else []}
 
+def shown_for(suggestions: list[Suggestion], kind: Kind, threshold: float) -> tuple[list[Suggestion], bool]:
+    """What a `kind` request shows of `suggestions`, and whether that is unsure (see `Completion.for_kind`)."""
+    sure = [s for s in suggestions if s.confidence >= threshold]
+    unsure = sorted((s for s in suggestions if s.confidence < threshold), key=lambda s: -s.confidence)
+    shown = sure if kind is Kind.INLINE else sure + unsure
+    return shown, bool(unsure) and not sure or bool(shown) and shown[0].cut
 
-# The record a Completion holds until the request that owns it is booked (`CompletionFlow._finish` replaces it).
-UNBOOKED = RequestStats(0, "", "", Source.NONE, Timings(), Status.OK)
 
 
 
 def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult,
-          syntax: SyntaxSettings | None, min_confidence: float = 0.0) -> Completion:
+          syntax: SyntaxSettings | None, min_confidence: float = 0.0, calibration: Calibration | None = None) -> Cleaned:
     """The cleaned suggestions (`syntax` None: post-processing is off, raw lines, never cut), each with its
     confidence and cut at `min_confidence`; the caller books the record."""
     t0 = time.perf_counter()
     if syntax is None:
-        suggestions = raw_lines(result, plan, doc)
+        suggestions = raw_lines(result, plan, doc, calibration)
     else:
         detailed = postprocess_detailed(doc, offset, [c.text for c in result.candidates], plan, syntax)
         suggestions = [
             sure(Suggestion(c.text, result.candidates[c.source_index].logprob, c.rules, c.fixed),
-                 result.candidates[c.source_index], doc, min_confidence)
+                 result.candidates[c.source_index], doc, min_confidence, calibration)
             for c in detailed.candidates
         ]
         suggestions = [s for i, s in enumerate(suggestions) if s.text not in {x.text for x in suggestions[:i]}]
     rejected: dict[str, int] = {}
     for r in detailed.rejected if syntax is not None else []:
         rejected[r.reason] = rejected.get(r.reason, 0) + 1
-    return Completion(suggestions, UNBOOKED, plan, result, rejected, postprocess_ms=(time.perf_counter() - t0) * 1000)
+    return Cleaned(suggestions, plan, result, rejected, postprocess_ms=(time.perf_counter() - t0) * 1000)
 
 
-def sure(s: Suggestion, raw: Candidate, doc: SyntaxDocument, min_confidence: float) -> Suggestion:
+def sure(s: Suggestion, raw: Candidate, doc: SyntaxDocument, min_confidence: float,
+         calibration: Calibration | None = None) -> Suggestion:
     """`s` (made from `raw`) with the model's tokens carried over, its confidence, cut at `min_confidence` (0:
     never cut)."""
     ends, lps = trace(s.text, raw)
-    conf = token_confidence(lps, doc.language)
+    conf = token_confidence(lps, doc.language, calibration)
     shown = cut(s.text, ends, conf, min_confidence, doc)
     keep = [i for i, end in enumerate(ends) if end <= len(shown.text)] if shown.short else list(range(len(ends)))
     return replace(s, text=shown.text, confidence=shown.confidence, cut=shown.short,
                    token_ends=[ends[i] for i in keep], token_logprobs=[lps[i] for i in keep])
 
 
-def raw_lines(result: CompletionResult, plan: CompletionPlan, doc: SyntaxDocument) -> list[Suggestion]:
+def raw_lines(result: CompletionResult, plan: CompletionPlan, doc: SyntaxDocument,
+              calibration: Calibration | None = None) -> list[Suggestion]:
     """Model text cut to the plan's line count only (line breaks before the text do not count), never cut for
     confidence (but with it)."""
     limit = plan.max_lines if plan.multiline else 1
@@ -115,5 +137,5 @@ def raw_lines(result: CompletionResult, plan: CompletionPlan, doc: SyntaxDocumen
     for cand in result.candidates:
         text = cut_lines(cand.text, limit)
         if text.strip() and text not in {s.text for s in suggestions}:
-            suggestions.append(sure(Suggestion(text, cand.logprob), cand, doc, 0.0))
+            suggestions.append(sure(Suggestion(text, cand.logprob), cand, doc, 0.0, calibration))
     return suggestions

@@ -7,7 +7,8 @@ from dataclasses import asdict
 from typing import Any
 
 from ..blas import active_blas
-from ..engine import Engine, StatsBook
+from ..engine import Engine
+from .records import StatsBook
 
 CACHE_WAIT_S = 0.5
 

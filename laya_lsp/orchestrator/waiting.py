@@ -17,8 +17,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine import Engine, Job, RequestStats, Source, Status
-from .records import Records
+from ..engine import Engine, Job, Status
+from .records import Kind, Records, RequestStats, Source
 
 POLL_S = 0.02  # how often a waiting request checks that its client is still there
 # For a caller that gives up itself (an HTTP client's timeout): long enough for a large model on a busy machine;
@@ -106,7 +106,7 @@ class ModelGate:
         """A load is in progress."""
         return self._load is not None and not self._load.done()
 
-    async def refusal(self, doc_id: str, kind: str, caller: Caller | None = None) -> RequestStats | None:
+    async def refusal(self, doc_id: str, kind: Kind, caller: Caller | None = None) -> RequestStats | None:
         """None once a model can answer. Else the request's recorded refusal: status "loading" (the model still
         loads after MODEL_WAIT_S, for a caller that does not wait until it is loaded) or "error" (the load
         failed), with the reason in `error`."""

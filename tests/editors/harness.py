@@ -103,6 +103,12 @@ def responses(log: Path, method: str) -> list[Any]:
     ]
 
 
+def sent(log: Path, method: str) -> list[Any]:
+    """The params of every message of `method` the editor sent the server (requests and notifications), in order."""
+    return [r["msg"].get("params") for r in read_log(log)
+            if r["dir"] == "to_server" and r["msg"].get("method") == method]
+
+
 def apply_workspace_edit(text: str, uri: str, edit: dict[str, Any]) -> str:
     """Apply the TextEdits of `edit` for `uri` (UTF-16 columns, as LSP's default position encoding)."""
     edits = list((edit.get("changes") or {}).get(uri, []))

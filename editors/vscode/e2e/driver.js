@@ -99,7 +99,8 @@ function answers(file) {
       for (const it of items) inline.push(typeof it.insertText === "string" ? it.insertText : it.insertText.value);
     }
   }
-  return { completion, inline, exited: recs.some((r) => r.dir === "exit"),
+  const focus = recs.filter((r) => r.dir === "to_server" && r.msg.method === "laya/focus").map((r) => r.msg.params);
+  return { completion, inline, focus, exited: recs.some((r) => r.dir === "exit"),
     opened: recs.some((r) => r.dir === "to_server" && r.msg.method === "textDocument/didOpen") };
 }
 
@@ -200,6 +201,9 @@ async function run({ vsix, server, name, timeoutMs = 25000 }) {
     // The extension starts laya-lsp for Python; wait until the server has the document (or has died).
     await waitFor(() => { const a = answers(teeLog); return a.opened || a.exited; }, timeoutMs, "laya-lsp to open the document");
     log("server has the document", answers(teeLog));
+    // The cursor rests in the opened file: the extension tells the server where (laya/focus).
+    await waitFor(() => { const a = answers(teeLog); return a.focus.length || a.exited; }, timeoutMs, "laya/focus")
+      .catch((e) => result.errors.push(String(e)));
 
     await page.click(".monaco-editor .view-lines");
     await page.keyboard.down("Control"); await page.keyboard.press("End"); await page.keyboard.up("Control");
@@ -314,6 +318,9 @@ async function run({ vsix, server, name, timeoutMs = 25000 }) {
 function check(r) {
   if (!r.suggestSeen) throw new CheckFailed(`no suggest widget (${r.errors.join("; ")})`);
   if (!r.ghostSeen) throw new CheckFailed(`no ghost text (${r.errors.join("; ")})`);
+  if (!r.focus.some((f) => f.textDocument.uri === r.uri && f.position.line === 0)) {
+    throw new CheckFailed(`no laya/focus for the opened file: ${JSON.stringify(r.focus)}`);
+  }
   if (!r.statsShown) throw new CheckFailed(`laya.showStats showed no laya/stats (${r.errors.join("; ")})`);
   const resolved = r.resolved.at(-1);
   if (!resolved || !resolved.title.startsWith("laya") || !resolved.edit) {

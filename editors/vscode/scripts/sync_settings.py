@@ -49,6 +49,11 @@ DESCRIPTIONS = {
     "fallback.threshold": "Confidence under which requests go to the fallback server.",
     "fallback.timeout_ms": "Fallback request timeout in milliseconds.",
     "fallback.api_key": "API key for the fallback server.",
+    "fallback.completions": "Completions the fallback server is asked for: where the local answer is unsure, "
+                            "at every model run, or never.",
+    "fallback.fim": "Prompt format of the fallback server's model (qwen, starcoder, ...; /spm: suffix first), "
+                    "suffix (servers whose /v1/completions take a suffix field) or prefix (no FIM).",
+    "fallback.deadline_ms": "Milliseconds a completion's hand-off may take; later, the local answer stands.",
 }
 
 # Settings of the extension itself (never sent to the server).
@@ -100,9 +105,9 @@ def server_properties() -> dict[str, dict[str, Any]]:
                 "default": _default(f),
                 "description": DESCRIPTIONS.get(key, "See the Configuration section of the laya-lsp README."),
             }
-            if not prefix and f.name in CHOICES:
+            if f.name in CHOICES:
                 prop["enum"] = list(CHOICES[f.name])
-            if not prefix and f.name in LIMITS:
+            if f.name in LIMITS:
                 prop["minimum"], prop["maximum"] = LIMITS[f.name]
             props["laya." + prefix + _camel(f.name)] = prop
     return props

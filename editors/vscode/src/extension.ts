@@ -20,6 +20,10 @@ export const LANGUAGES = [
   "go", "rust", "c", "cpp", "java", "lua", "shellscript",
 ];
 export const STATS_METHOD = "laya/stats";
+export const FOCUS_METHOD = "laya/focus";
+// How long the cursor rests before the server is told where it is: a person moving through a file does not send
+// a prefill per line passed.
+export const FOCUS_REST_MS = 300;
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel | undefined;
@@ -79,6 +83,65 @@ async function restartClient(): Promise<void> {
     await old.stop().catch(() => undefined);
   }
   await startClient();
+}
+
+/**
+ * Tells the server where the cursor rests (`laya/focus`) so it prefills its cache for that spot before the first
+ * keystroke there: when an editor of a laya language becomes active (a file opened or switched to) and when the
+ * cursor moves and then rests for FOCUS_REST_MS. A cursor that moves because the user typed is not reported (the
+ * document's version changed with it): the completion request for that keystroke covers it.
+ */
+class FocusReporter implements vscode.Disposable {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private versions = new Map<string, number>(); // document → its version at its last selection change
+
+  constructor(private readonly rest = FOCUS_REST_MS) {}
+
+  activeChanged(editor: vscode.TextEditor | undefined): void {
+    if (editor) this.schedule(editor);
+  }
+
+  selectionChanged(editor: vscode.TextEditor): void {
+    const key = editor.document.uri.toString();
+    const last = this.versions.get(key);
+    this.versions.set(key, editor.document.version);
+    if (last !== undefined && last !== editor.document.version) {
+      this.cancel(); // typing moved the cursor
+      return;
+    }
+    this.schedule(editor);
+  }
+
+  closed(document: vscode.TextDocument): void {
+    this.versions.delete(document.uri.toString());
+  }
+
+  private schedule(editor: vscode.TextEditor): void {
+    this.cancel();
+    if (!LANGUAGES.includes(editor.document.languageId)) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (vscode.window.activeTextEditor === editor) void sendFocus(editor);
+    }, this.rest);
+  }
+
+  private cancel(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  dispose(): void {
+    this.cancel();
+  }
+}
+
+async function sendFocus(editor: vscode.TextEditor): Promise<void> {
+  if (!client || !client.isRunning()) return;
+  const c2p = client.code2ProtocolConverter;
+  await client.sendNotification(FOCUS_METHOD, {
+    textDocument: c2p.asTextDocumentIdentifier(editor.document),
+    position: c2p.asPosition(editor.selection.active),
+  }).catch(() => undefined);
 }
 
 /** laya.showStats: laya/stats, pretty-printed into the 'laya' output channel. Returns the result. */
@@ -153,8 +216,15 @@ export async function activate(context: vscode.ExtensionContext) {
       }
     }),
   );
+  const focus = new FocusReporter();
+  context.subscriptions.push(
+    focus,
+    vscode.window.onDidChangeActiveTextEditor((editor) => focus.activeChanged(editor)),
+    vscode.window.onDidChangeTextEditorSelection((e) => focus.selectionChanged(e.textEditor)),
+    vscode.workspace.onDidCloseTextDocument((document) => focus.closed(document)),
+  );
   // Not awaited: activation (and the commands) must not wait for, or hang on, a server that is slow or broken.
-  const ready = startClient();
+  const ready = startClient().then(() => focus.activeChanged(vscode.window.activeTextEditor));
   return { client: () => client, showStats, ready };
 }
 

@@ -137,3 +137,42 @@ test("the packaged bundle loads with the real vscode-languageclient inside", asy
   assert.equal(typeof h.ext.activate, "function");
   assert.equal(typeof h.ext.deactivate, "function");
 });
+
+function fakeEditor(uri, version, line, character, languageId = "python") {
+  return { document: { uri, version, languageId }, selection: { active: { line, character } } };
+}
+
+const rest = () => new Promise((r) => setTimeout(r, 400)); // longer than FOCUS_REST_MS
+
+test("laya/focus is sent where the cursor rests: on opening a file and after a move, not after typing", async (t) => {
+  const h = await activated();
+  t.after(h.restore);
+  const c = h.lc.__clients[0];
+  const focus = () => c.notifications.filter((n) => n.method === "laya/focus");
+  const opened = fakeEditor("file:///a.py", 1, 0, 0);
+  h.vscode.window.activeTextEditor = opened;
+  h.vscode.__fire("onDidChangeActiveTextEditor", opened);
+  await rest();
+  assert.deepEqual(focus(), [{ method: "laya/focus",
+    params: { textDocument: { uri: "file:///a.py" }, position: { line: 0, character: 0 } } }]);
+  // The cursor moves (same version) and passes line 5 on its way to line 9: one focus, where it rests.
+  for (const line of [5, 9]) {
+    const moved = fakeEditor("file:///a.py", 1, line, 4);
+    h.vscode.window.activeTextEditor = moved;
+    h.vscode.__fire("onDidChangeTextEditorSelection", { textEditor: moved });
+  }
+  await rest();
+  assert.deepEqual(focus().map((n) => n.params.position), [{ line: 0, character: 0 }, { line: 9, character: 4 }]);
+  // Typing: the cursor moves with a new version of the document: the completion request covers it.
+  const typed = fakeEditor("file:///a.py", 2, 9, 5);
+  h.vscode.window.activeTextEditor = typed;
+  h.vscode.__fire("onDidChangeTextEditorSelection", { textEditor: typed });
+  await rest();
+  assert.equal(focus().length, 2);
+  // A language laya does not serve gets nothing.
+  const other = fakeEditor("file:///notes.txt", 1, 3, 0, "plaintext");
+  h.vscode.window.activeTextEditor = other;
+  h.vscode.__fire("onDidChangeActiveTextEditor", other);
+  await rest();
+  assert.equal(focus().length, 2);
+});

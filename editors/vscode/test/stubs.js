@@ -16,11 +16,17 @@ function makeVscode() {
     settings: {}, // what the user set, full keys, e.g. "laya.candidates"
     commands: new Map(),
     configListeners: [],
+    // window/workspace event listeners by event name (onDidChangeActiveTextEditor, ...)
+    listeners: {},
     channels: [],
     messages: [],
     quickPicks: [],
     appliedEdits: [],
   };
+  function on(name, listener) {
+    (state.listeners[name] ??= []).push(listener);
+    return { dispose() { state.listeners[name] = state.listeners[name].filter((l) => l !== listener); } };
+  }
   const vscode = {
     __state: state,
     __esModule: true, // so TypeScript's __importStar hands back this object (and its Proxy) as it is
@@ -47,6 +53,7 @@ function makeVscode() {
         state.configListeners.push(listener);
         return { dispose() {} };
       },
+      onDidCloseTextDocument(listener) { return on("onDidCloseTextDocument", listener); },
       async applyEdit(edit) {
         state.appliedEdits.push(edit);
         return true;
@@ -54,6 +61,8 @@ function makeVscode() {
     },
     window: {
       activeTextEditor: undefined,
+      onDidChangeActiveTextEditor(listener) { return on("onDidChangeActiveTextEditor", listener); },
+      onDidChangeTextEditorSelection(listener) { return on("onDidChangeTextEditorSelection", listener); },
       createOutputChannel(name, options) {
         const channel = { name, options, lines: [], shown: 0, appendLine(l) { this.lines.push(l); },
           append(t) { this.lines.push(t); }, show() { this.shown++; }, clear() { this.lines = []; }, dispose() {},
@@ -71,6 +80,10 @@ function makeVscode() {
         state.commands.set(id, fn);
         return { dispose() { state.commands.delete(id); } };
       },
+    },
+    /** Fire a window/workspace event the extension listens to. */
+    __fire(name, value) {
+      for (const l of state.listeners[name] || []) l(value);
     },
     /** Change settings the way the Settings UI does, then tell the extension. */
     async __setSettings(changes) {
@@ -109,6 +122,7 @@ function makeLanguageClientModule() {
       this.stopped = false;
       this.code2ProtocolConverter = {
         asTextDocumentIdentifier: (d) => ({ uri: d.uri }),
+        asPosition: (p) => ({ line: p.line, character: p.character }),
         asRange: (r) => r,
       };
       this.protocol2CodeConverter = { asWorkspaceEdit: async (e) => ({ converted: e }) };

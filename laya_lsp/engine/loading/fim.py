@@ -11,7 +11,7 @@ Each family's cache behaviour is documented in README ("Prompt layout per FIM fa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .cuts import CutRule
 from .tokenizer import Tokenizer
@@ -112,6 +112,11 @@ def _short(uri_or_path: str) -> str:
     return "/".join(path.rstrip("/").split("/")[-2:])
 
 
+def _file_text(path: str, text: str) -> str:
+    """One file's chunk as repository-level prompts hold it, after its separator: its name, then its text."""
+    return f"{_short(path)}\n{text.rstrip()}\n"
+
+
 @dataclass
 class PromptParts:
     """A prompt split so the per-document cache can reuse it: `head` is stable while typing, `tail` grows."""
@@ -173,7 +178,7 @@ class PromptBuilder:
         tail = sep + self.encode_cached(f"{_short(current_path)}\n")
         out: list[int] = []
         for path, text in chunks:
-            piece = sep + self.encode_cached(f"{_short(path)}\n{text.rstrip()}\n")
+            piece = sep + self.encode_cached(_file_text(path, text))
             if len(head) + len(out) + len(piece) + len(tail) > budget:
                 break
             out += piece
@@ -204,16 +209,58 @@ class PromptBuilder:
         layout = layout or fmt.preferred_layout
         head: list[int] = [self.bos_id] if self.bos_id is not None else []
         head += context_ids or []
-        if layout == "prefix":
-            ids = head + prefix_ids
-            return PromptParts(ids, len(head), layout)
-        pre, suf, mid = self.special(fmt.prefix), self.special(fmt.suffix), self.special(fmt.middle)
-        if layout == "native-spm":
-            head += suf + suffix_ids + pre
-            return PromptParts(head + prefix_ids, len(head), layout)
-        if layout == "spm":
-            head += pre + suf + suffix_ids + mid
-            return PromptParts(head + prefix_ids, len(head), layout)
-        # psm: the suffix follows the prefix, so it is rebuilt whenever the prefix changes.
-        ids = head + pre + prefix_ids + suf + suffix_ids + mid
-        return PromptParts(ids, len(head) + len(pre), layout)
+        markers = (self.special(fmt.prefix), self.special(fmt.suffix), self.special(fmt.middle))
+        ids, prefix_start = arrange(layout, head, markers, prefix_ids, suffix_ids)
+        return PromptParts(ids, prefix_start, layout)
+
+
+Piece = TypeVar("Piece", str, list[int])
+
+
+def arrange(layout: str, head: Piece, markers: tuple[Piece, Piece, Piece], prefix: Piece,
+            suffix: Piece) -> tuple[Piece, int]:
+    """The one place a FIM layout is laid out, for token ids (the engine's prompts) and for text (a serving
+    engine's): the prompt and where its prefix starts. `markers`: the format's (prefix, suffix, middle)."""
+    pre, suf, mid = markers
+    if layout == "prefix":
+        return head + prefix, len(head)
+    if layout == "native-spm":
+        head = head + suf + suffix + pre
+        return head + prefix, len(head)
+    if layout == "spm":
+        head = head + pre + suf + suffix + mid
+        return head + prefix, len(head)
+    # psm: the suffix follows the prefix, so it is rebuilt whenever the prefix changes.
+    return head + pre + prefix + suf + suffix + mid, len(head) + len(pre)
+
+
+def format_named(name: str) -> tuple[FimFormat, str]:
+    """The known format and text layout a `fim` setting names: "qwen" (the format's own layout: prefix-suffix-
+    middle for most), "qwen/spm" (suffix first, for models trained on it, like laya's), "prefix" (no FIM)."""
+    family, _, layout = name.partition("/")
+    if family == "prefix" and not layout:
+        return PREFIX_ONLY, "prefix"
+    for fmt in KNOWN_FORMATS:
+        if fmt.name == family and not (fmt.prefix or "").startswith("\u2581") and layout in ("", "psm", "spm"):
+            native = fmt.preferred_layout == "native-spm"
+            return fmt, "native-spm" if native else (layout or "psm")
+    raise ValueError(f"unknown FIM format {name!r} (known: {', '.join(format_names())})")
+
+
+def format_names() -> tuple[str, ...]:
+    """The names a text prompt's format can be given by (see `format_named`)."""
+    families = [fmt.name for fmt in KNOWN_FORMATS if fmt.has_fim and not fmt.suffix_first_native]
+    return (*dict.fromkeys(families), *(f"{f}/spm" for f in dict.fromkeys(families)), "codestral", "prefix")
+
+
+def text_prompt(fmt: FimFormat, prefix: str, suffix: str, context: list[tuple[str, str]] | None = None,
+                current_path: str = "", layout: str = "psm") -> str:
+    """The prompt as text, for a serving engine whose model was trained on `fmt` (its tokenizer reads the
+    markers as special tokens): the same layout as the engine's token prompts, with other files' chunks first
+    in the model's repository-level format where it has one."""
+    head = ""
+    if context and fmt.repo_name and fmt.file_sep:
+        files = "".join(fmt.file_sep + _file_text(path, text) for path, text in context)
+        head = f"{fmt.repo_name}workspace\n{files}{fmt.file_sep}{_short(current_path)}\n"
+    markers = (fmt.prefix or "", fmt.suffix or "", fmt.middle or "")
+    return arrange(layout, head, markers, prefix, suffix)[0]

@@ -1,6 +1,6 @@
 """The latency tricks beside `CompletionFlow`, each a `LatencyStrategy` owning its per-document state.
 
-In the order the flow asks them: typed-through (the shown answer), speculation (the answer for the top line
+In the order the flow asks them: the hand-off (a serving engine's answer for this very version), typed-through (the shown answer), speculation (the answer for the top line
 accepted), a shared running job, first line first (the block after its first line), warm-up (prefill on open
 and focus). See docs/architecture.md, "Where each latency trick lives".
 """
@@ -8,10 +8,11 @@ and focus). See docs/architecture.md, "Where each latency trick lives".
 from .background import Background
 from .base import Ask, LatencyStrategy, Ticket, typed_along
 from .first_line import FirstLineFirst
+from .handoff import HandOff, unsure
 from .shared_job import SharedJob
 from .speculation import Speculation
 from .typed_through import TypedThrough
 from .warm_up import WarmUp
 
-__all__ = ["Ask", "Background", "FirstLineFirst", "LatencyStrategy", "SharedJob", "Speculation", "Ticket",
-           "TypedThrough", "WarmUp", "typed_along"]
+__all__ = ["Ask", "Background", "FirstLineFirst", "HandOff", "LatencyStrategy", "SharedJob", "Speculation", "Ticket",
+           "TypedThrough", "WarmUp", "typed_along", "unsure"]

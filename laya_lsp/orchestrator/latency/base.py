@@ -6,27 +6,30 @@ asks its strategies at fixed points; each strategy keeps its own per-document st
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from ...engine import Job, Source
+from ...engine import Job
 from ...syntax import CompletionPlan, SyntaxDocument
 from ..answers import Completion
-from ..records import Records
+from ..records import Kind, Records, Source
 
 
 @dataclass(frozen=True, eq=False)
 class Ask:
-    """One completion request as the strategies see it (one attempt: a wider retry asks for more)."""
+    """One completion request as the strategies see it (one attempt: a wider retry asks for more). An `Ask` is
+    what was asked; the `Ticket` below is how it will be answered."""
 
     doc_id: str
     doc: SyntaxDocument
     offset: int
-    kind: str
+    kind: Kind
     remember: bool  # its answer may serve later requests (an open document, a session)
     typing: bool  # asked while the user types, not invoked explicitly
     wanted: int  # candidates a model run for it asks for
+    version: int | None = None  # the document version it was made against (None: the front has none)
+    current: Callable[[], bool] = lambda: True  # whether the document is still at that version
 
     @property
     def prefix(self) -> str:
@@ -39,7 +42,8 @@ class Ask:
 
 @dataclass
 class Ticket:
-    """How a request is answered: at once (`immediate`), by a job to wait for, or not at all (neither)."""
+    """How a request is answered: at once (`immediate`), by a job to wait for, or not at all (neither): what
+    the request holds while it waits, as a ticket."""
 
     plan: CompletionPlan
     job: Job | None = None
@@ -59,7 +63,7 @@ class LatencyStrategy:
         """A document was opened."""
 
     def early(self, ask: Ask) -> Ticket | None:
-        """Answer `ask` (or share a running job) before it is planned; None: the flow goes on."""
+        """Answer `ask` (or share a running job) early, i.e. before it is planned; None: the flow goes on."""
         return None
 
     def lines(self, ask: Ask, plan: CompletionPlan) -> int | None:
@@ -72,11 +76,17 @@ class LatencyStrategy:
     def answered(self, ask: Ask, answer: Completion, ticket: Ticket) -> None:
         """`ask`, which remembers, got `answer` (with suggestions) from a model run."""
 
+    def settled(self, ask: Ask, answer: Completion) -> None:
+        """`ask`, which remembers, is answered with `answer` from a model run (suggestions or none)."""
+
+    def changed(self, doc_id: str) -> None:
+        """The document's text changed (a keystroke): what was asked for an older version is stale."""
+
     def closed(self, doc_id: str) -> None:
         """Drop everything kept for the document."""
 
     def held(self) -> set[str]:
-        """The documents it keeps state for (each must be dropped by `closed`)."""
+        """The documents it holds state for (each must be dropped by `closed`; the memory report counts them)."""
         return set()
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...config import Settings
-from ...engine import Job, Source
+from ...engine import Job
 from ...syntax import CompletionPlan, SyntaxDocument
 from ..answers import Completion
+from ..records import Source
 from .background import Background
 from .base import Ask, LatencyStrategy, Ticket
 from .speculation import Speculation

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...config import Settings
-from ...engine import Job, Source
+from ...engine import Job
 from ...syntax import CompletionPlan, SyntaxDocument
 from ..answers import Completion
-from ..records import Records
+from ..records import Records, Source
 from .background import Background
 from .base import AnswerStore, Ask, LatencyStrategy, Remembered, Ticket
 

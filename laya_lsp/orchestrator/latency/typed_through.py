@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...config import Settings
-from ...engine import Source
 from ..answers import Completion
-from ..records import Records
+from ..records import Records, Source
 from .base import AnswerStore, Ask, LatencyStrategy, Remembered, Ticket
 
 
@@ -34,6 +33,10 @@ class TypedThrough(LatencyStrategy):
         """Serve `answer` instead of the shown one, at the same text (a block replacing its first line)."""
         entry = self.shown.by_doc[doc_id]
         self.shown.by_doc[doc_id] = Remembered(entry.prefix, entry.suffix, answer)
+
+    def show(self, doc_id: str, prefix: str, suffix: str, answer: Completion) -> None:
+        """`answer` was shown at (prefix, suffix) (a serving engine's, handed to a later request)."""
+        self.shown.by_doc[doc_id] = Remembered(prefix, suffix, answer)
 
     def closed(self, doc_id: str) -> None:
         self.shown.by_doc.pop(doc_id, None)

@@ -7,9 +7,9 @@ import asyncio
 from collections.abc import Callable
 
 from ...config import Settings
-from ...engine import Engine, Source
+from ...engine import Engine
 from ...syntax import CompletionPlan, SyntaxDocument
-from ..records import Records
+from ..records import Kind, Records, Source
 from ..waiting import ModelGate
 from .background import Background
 from .base import LatencyStrategy
@@ -55,9 +55,9 @@ class WarmUp(LatencyStrategy):
 
     def _prefill(self, doc_id: str, doc: SyntaxDocument, offset: int) -> None:
         plan = CompletionPlan(True, "warm-up")
-        request = self.background.request_for(doc_id, doc, offset, "warm-up", plan, None, debounce=False,
+        request = self.background.request_for(doc_id, doc, offset, Kind.WARM_UP, plan, None, debounce=False,
                                               background=True, source="warm-up")
-        self.records.when_done(self.engine.prefill(request), doc_id, "warm-up", Source.WARM_UP, plan.reason)
+        self.records.when_done(self.engine.prefill(request), doc_id, Kind.WARM_UP, Source.WARM_UP, plan.reason)
 
     def closed(self, doc_id: str) -> None:
         for task in self.waiting.pop(doc_id, set()):

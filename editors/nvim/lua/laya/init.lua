@@ -32,6 +32,10 @@ M.defaults = {
     stats = "<leader>ls", -- normal mode, :LayaStats
     code_action = "<leader>la", -- normal/visual mode, :LayaCodeAction
   },
+  -- Milliseconds the cursor rests (after opening a buffer or moving in it, not typing) before laya is told where
+  -- it is (`laya/focus`): the server then prefills its cache for that spot, so the first pause there is fast.
+  -- false: never tell.
+  focus_ms = 300,
   -- Called after laya's own on_attach, with (client, bufnr).
   on_attach = nil,
 }
@@ -119,6 +123,75 @@ function M.code_action(range)
   })
 end
 
+local function notify(client, method, params)
+  if has("0.11") then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
+local function stopped(client)
+  if has("0.11") then
+    return client:is_stopped()
+  end
+  return client.is_stopped()
+end
+
+--- Send `laya/focus` (the buffer and the cursor's position, in the client's position encoding) to `client` now.
+function M.send_focus(client, bufnr)
+  if vim.api.nvim_get_current_buf() ~= bufnr or stopped(client) then
+    return
+  end
+  local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
+  notify(client, "laya/focus", { textDocument = params.textDocument, position = params.position })
+end
+
+-- Tell the server where the cursor rests: on entering the buffer and after cursor moves that are not typing (a
+-- move that comes with a new changedtick is the cursor following an edit; the completion request covers that).
+local function track_focus(client, bufnr, delay)
+  local timer = vim.loop.new_timer()
+  local tick = vim.b[bufnr].changedtick
+  local group = vim.api.nvim_create_augroup("laya_focus_" .. bufnr, { clear = true })
+  local function schedule()
+    timer:stop()
+    timer:start(delay, 0, vim.schedule_wrap(function()
+      M.send_focus(client, bufnr)
+    end))
+  end
+  vim.api.nvim_create_autocmd({ "CursorMoved", "CursorMovedI" }, {
+    group = group,
+    buffer = bufnr,
+    callback = function()
+      local now = vim.b[bufnr].changedtick
+      if now ~= tick then
+        tick = now
+        timer:stop()
+        return
+      end
+      schedule()
+    end,
+  })
+  vim.api.nvim_create_autocmd("BufEnter", { group = group, buffer = bufnr, callback = schedule })
+  local function stop()
+    timer:stop()
+    if not timer:is_closing() then
+      timer:close()
+    end
+    pcall(vim.api.nvim_del_augroup_by_id, group)
+  end
+  vim.api.nvim_create_autocmd("BufUnload", { group = group, buffer = bufnr, callback = stop })
+  vim.api.nvim_create_autocmd("LspDetach", {
+    group = group,
+    buffer = bufnr,
+    callback = function(args)
+      if args.data == nil or args.data.client_id == client.id then
+        stop()
+      end
+    end,
+  })
+  schedule()
+end
+
 local function map(bufnr, mode, lhs, rhs, desc, expr)
   if lhs then
     vim.keymap.set(mode, lhs, rhs, { buffer = bufnr, desc = "laya: " .. desc, expr = expr or false, silent = true })
@@ -145,6 +218,9 @@ function M.on_attach(client, bufnr)
     vim.lsp.completion.enable(true, client.id, bufnr, { autotrigger = cfg.autotrigger })
   else
     vim.bo[bufnr].omnifunc = "v:lua.vim.lsp.omnifunc"
+  end
+  if cfg.focus_ms then
+    track_focus(client, bufnr, cfg.focus_ms)
   end
   map(bufnr, "n", km.stats, M.show_stats, "show laya/stats")
   map(bufnr, { "n", "x" }, km.code_action, function()

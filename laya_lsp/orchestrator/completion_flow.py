@@ -16,14 +16,14 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..config import Settings
-from ..engine import CompletionRequest, CompletionResult, Engine, Source, Status
+from ..engine import CompletionRequest, CompletionResult, Engine, Status
 from ..syntax import CompletionPlan, SyntaxDocument, plan_completion
-from .analysis import NameAnalysis, wider_run
-from .answers import Completion, clean
+from .answers import Cleaned, Completion, clean
 from .latency import (
     Ask,
     Background,
     FirstLineFirst,
+    HandOff,
     LatencyStrategy,
     SharedJob,
     Speculation,
@@ -31,9 +31,11 @@ from .latency import (
     TypedThrough,
     WarmUp,
     typed_along,
+    unsure,
 )
+from .name_analysis import NameAnalysis, wider_run
 from .prompt_context import PromptContext
-from .records import Records
+from .records import Kind, Records, Source
 from .waiting import Caller, ClientGone, ModelGate, wait_job
 
 log = logging.getLogger(__name__)
@@ -58,9 +60,13 @@ class CompletionFlow:
         speculation = Speculation(settings, records, background, self.plan)
         self.warm_up = WarmUp(settings, engine, gate, records, background)
         self._asking: set[Ask] = set()  # requests being answered; closing their document forgets them
-        # Asked in this order: a remembered answer beats sharing a running job, which beats a new run.
+        # Documents asked before: a document's first request is not debounced (no burst of keystrokes is under
+        # way, and a keystroke that follows supersedes it, keeping what it prefilled); closing forgets them.
+        self._asked: set[str] = set()
+        # Asked in this order: a remembered answer beats sharing a running job, which beats a new run; a
+        # serving engine's answer for this very text beats the local one shown there.
         self.strategies: list[LatencyStrategy] = [
-            typed, speculation, SharedJob(settings), FirstLineFirst(settings, background, typed, speculation),
+            HandOff(settings, records, background, typed, self._context), typed, speculation, SharedJob(settings), FirstLineFirst(settings, background, typed, speculation),
             self.warm_up,
         ]
 
@@ -76,6 +82,11 @@ class CompletionFlow:
     def saved(self, doc_id: str, doc: SyntaxDocument) -> None:
         self.context.ring.observe_file(doc_id, doc.text)
 
+    def changed(self, doc_id: str) -> None:
+        """The document's text changed (a keystroke): strategies drop what they asked for an older version."""
+        for strategy in self.strategies:
+            strategy.changed(doc_id)
+
     def pasted(self, doc_id: str, text: str) -> None:
         self.context.ring.observe_paste(doc_id, text)
 
@@ -85,21 +96,22 @@ class CompletionFlow:
 
     def tracked(self) -> int:
         """Documents some latency strategy keeps state for."""
-        return len(set().union(*(strategy.held() for strategy in self.strategies)))
+        return len(self._asked.union(*(strategy.held() for strategy in self.strategies)))
 
     def closed(self, doc_id: str) -> None:
         """Forget the document's state and free its cache."""
         self._asking = {ask for ask in self._asking if ask.doc_id != doc_id}
+        self._asked.discard(doc_id)
         for strategy in self.strategies:
             strategy.closed(doc_id)
         self.context.forget(doc_id)
         self.engine.close_document(doc_id)
 
     # -- one request ---------------------------------------------------------------------------------------
-    async def complete(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, *, version: int | None = None,
+    async def complete(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: Kind, *, version: int | None = None,
                        current: Callable[[], bool] = _always, debounce: bool = True, remember: bool = True,
                        caller: Caller | None = None, typing: bool = False) -> Completion | None:
-        """Answer a completion at `offset` of `doc` (`kind`: "completion" or "inline").
+        """Answer a completion at `offset` of `doc` (`kind`: Kind.COMPLETION or Kind.INLINE).
 
         `typing`: the client asked while the user types (not an explicit invocation): a model run then asks
         for `typingCandidates` candidates instead of `candidates`, so the first one arrives sooner.
@@ -107,15 +119,19 @@ class CompletionFlow:
         `current()` says whether the document is still the text the request was made against; an answer for
         a text that changed meanwhile is dropped (None: the client asks again for the new text). `remember`
         keeps the answer for typed-through reuse and speculation (an open document, a session); `debounce`
-        lets a run that needs many new tokens wait a moment for the next keystroke.
+        lets a run that needs many new tokens wait a moment for the next keystroke (never a document's first).
         """
         caller = caller or Caller()
         refused = await self.gate.refusal(doc_id, kind, caller)
         if refused is not None:
             return Completion([], refused)
         s = self.settings()
-        ask = Ask(doc_id, doc, offset, kind, remember, typing, s.typing_candidates if typing else s.candidates)
+        ask = Ask(doc_id, doc, offset, kind, remember, typing, s.typing_candidates if typing else s.candidates,
+                  version, current)
         self._asking.add(ask)
+        debounce = debounce and doc_id in self._asked
+        if remember:
+            self._asked.add(doc_id)
         try:
             answer = await self._attempts(ask, version, current, debounce, caller)
         finally:
@@ -152,7 +168,10 @@ class CompletionFlow:
             had = len(answer.result.candidates) if answer.result is not None else 0
             wider = wider_run(answer.suggestions, answer.rejected, had, wider, self.settings())
             if wider is None:
-                return answer
+                break
+        if answer is not None and ask.remember and ask in self._asking:
+            for strategy in self.strategies:
+                strategy.settled(ask, answer)
         return answer
 
     def _start(self, ask: Ask, version: int | None, debounce: bool) -> Ticket:
@@ -203,13 +222,13 @@ class CompletionFlow:
         """Clean raw candidates against the document and book the request."""
         if ticket.typed:  # a shared running job: keep what the user typed through, trimmed
             result = replace(result, candidates=typed_along(result.candidates, ticket.typed))
-        answer = self._cleaned(ask.doc, ask.offset, ticket.plan, result)
+        cleaned = self._cleaned(ask.doc, ask.offset, ticket.plan, result)
         source = Source.TYPED_THROUGH if ticket.typed else Source.MODEL
-        first_line = ticket.block and not ticket.typed and ask.remember and bool(answer.suggestions)
-        cleaning = {**answer.cleaning(), **({"first_line_first": True} if first_line else {})}
-        answer.stats = self.records.answered(ask.doc_id, ask.kind, source, result, ticket.plan.reason, own=own,
-                                             postprocess_ms=answer.postprocess_ms, extra=cleaning)
-        return answer
+        first_line = ticket.block and not ticket.typed and ask.remember and bool(cleaned.suggestions)
+        cleaning = {**cleaned.cleaning(), **({"first_line_first": True} if first_line else {}),
+                    "unsure": unsure(cleaned.suggestions, ask.kind, self.settings())}  # a hand-off is started for it
+        return cleaned.booked(self.records.answered(ask.doc_id, ask.kind, source, result, ticket.plan.reason,
+                                                    own=own, postprocess_ms=cleaned.postprocess_ms, extra=cleaning))
 
     # -- building blocks (the strategies use them too) -----------------------------------------------------
     def plan(self, doc: SyntaxDocument, offset: int) -> CompletionPlan:
@@ -225,7 +244,7 @@ class CompletionFlow:
             return []
         return self.context.chunks(doc_id, doc, offset, self.settings())
 
-    def request_for(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: str, plan: CompletionPlan,
+    def request_for(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: Kind, plan: CompletionPlan,
                     version: int | None, debounce: bool, background: bool = False,
                     source: str = "model", candidates: int | None = None, lines: int | None = None) -> CompletionRequest:
         """The engine request for a completion at `offset` under `plan` (with the context before the prompt);
@@ -236,9 +255,9 @@ class CompletionFlow:
             max_lines=lines or (plan.max_lines if plan.multiline else 1),
             max_tokens=min(s.max_tokens, plan.max_tokens),
             version=version, debounce=debounce, context=self._context(doc_id, doc, offset), background=background,
-            source=source, names=self.names.for_request(doc_id, doc, offset, s) if kind != "warm-up" else None,
+            source=source, names=self.names.for_request(doc_id, doc, offset, s) if kind is not Kind.WARM_UP else None,
         )
 
-    def _cleaned(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Completion:
+    def _cleaned(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Cleaned:
         s = self.settings()
         return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None, s.min_confidence)

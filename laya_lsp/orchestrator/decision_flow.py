@@ -17,19 +17,10 @@ from typing import Any
 from ..config import Settings
 from ..decisions import actions, fallback, resolve, structured
 from ..decisions.decide import DecideRequest, Decision, DecisionError, decide_with, parse_options
-from ..engine import (
-    Engine,
-    Job,
-    ModelUnavailable,
-    ModelWork,
-    RequestStats,
-    Source,
-    Status,
-    WorkFailed,
-    WorkResult,
-)
+from ..engine import Engine, ModelUnavailable, ModelWork, Status, WorkFailed, WorkResult
+from ..lines import cut_lines
 from ..syntax import SyntaxDocument
-from .records import Records
+from .records import Kind, Records, RequestStats, Source
 from .waiting import Caller, ModelFailed, ModelGate, NotReady, Superseded, wait_job
 
 log = logging.getLogger(__name__)
@@ -51,9 +42,9 @@ class DecisionFlow:
         self.engine = engine
         self.settings = settings
         self.gate = gate
-        self.book = records.book
+        self.records = records
 
-    async def _work(self, kind: str, doc_id: str | None, work: Callable[[ModelWork], Any], caller: Caller,
+    async def _work(self, kind: Kind, doc_id: str | None, work: Callable[[ModelWork], Any], caller: Caller,
                     latest_wins: bool = False,
                     describe: Callable[[Any], tuple[int, dict[str, object]]] | None = None,
                     client_errors: tuple[type[Exception], ...] = CLIENT_ERRORS) -> tuple[Any, RequestStats]:
@@ -70,33 +61,22 @@ class DecisionFlow:
         try:
             out: WorkResult[Any] = await wait_job(self.engine, job, caller)
         except ModelUnavailable as exc:  # the model went away between the check and the run
-            self.book.book(doc, kind, Source.NONE, status=Status.ERROR, error=str(exc))
+            self.records.plain(doc, kind, Source.NONE, "", Status.ERROR, error=str(exc))
             raise NotReady(str(exc), loading=False) from None
         except WorkFailed as exc:
-            self.book.book(doc, kind, Source.NONE, exc.timings)
+            self.records.failed(doc, kind, "", exc, own=True)
             if isinstance(exc.error, client_errors):
                 raise exc.error from None  # the request's own fault: the fronts answer invalid params / 422
             log.error("%s work failed", kind, exc_info=exc.error)
             raise ModelFailed(kind) from None
         except BaseException:  # the caller left: its job's record is booked when the job ends
-            self._book_when_done(job, doc, kind)
+            self.records.when_done(job, doc, kind, Source.MODEL, "")
             raise
         if out.value is None:
-            self.book.book(doc, kind, Source.MODEL, out.timings)
+            self.records.worked(doc, kind, out)
             raise Superseded(out.timings.status.value)
         candidates, extra = describe(out.value) if describe else (0, {})
-        return out.value, self.book.book(doc, kind, Source.MODEL, out.timings, candidates=candidates, extra=extra)
-
-    def _book_when_done(self, job: Job, doc: str, kind: str) -> None:
-        def done(fut: Any) -> None:
-            exc = fut.exception()
-            if exc is None:
-                self.book.book(doc, kind, Source.MODEL, fut.result().timings)
-            else:
-                self.book.book(doc, kind, Source.NONE, getattr(exc, "timings", None), status=Status.ERROR,
-                               error=str(exc))
-
-        job.future.add_done_callback(done)
+        return out.value, self.records.worked(doc, kind, out, candidates=candidates, extra=extra)
 
     def decide_request(self, choices: Any, *, context: str | None = None, text: str = "", offset: int = 0,
                        doc_id: str | None = None, threshold: float | None = None, normalize: str | None = None,
@@ -121,7 +101,7 @@ class DecisionFlow:
         def describe(d: Decision) -> tuple[int, dict[str, object]]:
             return len(req.options), {"choice": d.choice, "confidence": round(d.confidence, 4)}
 
-        decision, stats = await self._work("decide", req.doc_id, work, caller or Caller(), describe=describe)
+        decision, stats = await self._work(Kind.DECIDE, req.doc_id, work, caller or Caller(), describe=describe)
         answer = decision.to_json()
         fb = self.settings().fallback
         if fallback.wanted(fb, decision.confidence):
@@ -145,7 +125,7 @@ class DecisionFlow:
         def describe(r: structured.StructuredResult) -> tuple[int, dict[str, object]]:
             return 0, {"mask_ms_per_token": round(r.mask_ms_per_token, 4), "truncated": r.closed_by_grammar}
 
-        result, stats = await self._work("structured", None, work, caller or Caller(), describe=describe)
+        result, stats = await self._work(Kind.STRUCTURED, None, work, caller or Caller(), describe=describe)
         if fallback.wanted(s.fallback, result.confidence):
             await asyncio.to_thread(fallback.handoff_structured, s.fallback, prompt, schema, max_tokens, result)
         return result.to_json(), stats
@@ -160,7 +140,7 @@ class DecisionFlow:
             return resolve.resolve_with(model, doc, data, s, uri)
 
         try:
-            res, _stats = await self._work("action", uri, work, caller or Caller(), latest_wins=True,
+            res, _stats = await self._work(Kind.ACTION, uri, work, caller or Caller(), latest_wins=True,
                                            describe=lambda _r: (0, {"action": data.get("laya")}),
                                            client_errors=ALTERED_DATA)
         except (NotReady, Superseded, ModelFailed):
@@ -185,7 +165,7 @@ class DecisionFlow:
         except fallback.FallbackError as exc:
             log.warning("fallback failed, answering locally: %s", exc)
             return res
-        text = "\n".join(answer.text.split("\n")[: res.max_lines]).rstrip()
+        text = cut_lines(answer.text, res.max_lines).rstrip()  # the completions' line rule (lines.py)
         if not text.strip():
             return res
         return resolve.Resolution(actions.Edit(at, at, lead + text), "laya: completed by the fallback model",
