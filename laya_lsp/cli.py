@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from . import __version__, bootstrap
 from .bootstrap import MODEL_ENV, use_fast_blas
+from .exit_codes import EXIT_CODES, usage_error
 from .limits import MAX_MESSAGE_BYTES, HttpOptions
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="laya-lsp",
         description="Local, low-latency code completions and decisions from an MLX model over LSP. "
         "With no command, serves LSP over stdio.",
+        epilog=EXIT_CODES,
     )
     parser.add_argument("--version", action="version", version=f"laya-lsp {__version__}")
     sub = parser.add_subparsers(dest="command")
@@ -104,7 +106,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     try:
         return resolve_settings(args.settings, args.model, args.allow_download)
     except SettingsError as exc:
-        raise SystemExit(f"laya-lsp: {exc}") from None
+        usage_error(str(exc))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,7 @@ as editors write them. Unknown keys are reported, never silently dropped into th
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
@@ -186,8 +187,12 @@ def parse_settings(raw: Any, base: Settings | None = None) -> Settings:
         raise SettingsError(f"laya settings must be an object, got {type(raw).__name__}")
     if "laya" in raw and isinstance(raw["laya"], dict) and len(raw) == 1:
         raw = raw["laya"]
+    raw = _accept_snake_case(raw)
+    _check_known(raw, Settings, "laya.")
+    if isinstance(raw.get("fallback"), dict):
+        _check_known(raw["fallback"], FallbackSettings, "laya.fallback.")
     merged = _unstructure(base)
-    for k, v in _accept_snake_case(raw).items():
+    for k, v in raw.items():
         if k == "fallback" and isinstance(v, dict):
             merged["fallback"] = {**merged["fallback"], **v}
         else:
@@ -202,6 +207,16 @@ def parse_settings(raw: Any, base: Settings | None = None) -> Settings:
     _check_types_and_limits(merged, settings, "laya.")
     _check_types_and_limits(merged["fallback"], settings.fallback, "laya.fallback.")
     return settings
+
+
+def _check_known(raw: dict[str, Any], cls: type, where: str) -> None:
+    """An unknown key is named with the known one closest to it (a typo says what it meant)."""
+    known = [_camel(f.name) for f in fields(cls)]
+    for key in raw:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            hint = f"; did you mean {where}{close[0]}?" if close else f" (known: {', '.join(known)})"
+            raise SettingsError(f"unknown setting {where}{key}{hint}")
 
 
 def _check_types_and_limits(raw: dict[str, Any], s: Settings | FallbackSettings, where: str) -> None:
