@@ -1,6 +1,6 @@
 """The GPU section of the benchmarks: `make bench`'s measurements on an NVIDIA GPU, through MLX's CUDA backend.
 
-    python -m benchmarks.gpu [--out DIR] [--budget 540] [--parts doctor,first,typing,decode,torch]
+    python -m benchmarks.gpu [--out DIR] [--budget 540] [--parts doctor,first,first-start,typing,decode,torch]
 
 Needs a `pip install 'laya-lsp[cuda]'` environment (on a lent machine without network, benchmarks/gpu_device.sh
 stages the wheels; docs/benchmarks.md, "GPU section", says how). Models: the embedded one, and Qwen2.5-Coder-1.5B-
@@ -11,6 +11,10 @@ shape, not the quality of its text. Every server shares one MLX kernel cache fol
   first   a fresh server's first answer (process start -> first completion over stdio) with an empty kernel cache
           (cold) and then with the cache the cold run filled (warm), per model; a first answer that takes more
           than --first-limit seconds counts as timed out;
+  first-start  benchmarks/first_start.py per model (not in the default parts): a server's first answer the first
+          time ever (its request, sent at once, waits for the load and compiles with $/progress, never empty),
+          `laya-lsp warm-up` with the kernels cached and the first time ever, then a server's first answer on the
+          kernels warm-up compiled;
   typing  run_all's typing replay through the LSP and the engine alone on the same prompts, per model;
   decode  benchmarks/decode_step.py --gpu: ms/token of laya's step (read each step / overlapped, the GPU default)
           and mlx-lm's call per context and k, per model; the CUDA graphs and kernel nodes per step;
@@ -119,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models", default="default,1.5b-4bit", help="of: default, 0.5b-bf16, 1.5b-bf16, 1.5b-4bit")
     p.add_argument("--first-limit", type=float, default=60.0, help="seconds before a first answer counts as late")
     p.add_argument("--models-dir", type=Path, default=Path("/tmp/laya-gpu-models"))
+    p.add_argument("--first-start-steps", default="server_ever,warm_up_cached,warm_up_ever,server_cached",
+                   help="the first-start part's steps (benchmarks/first_start.py --steps)")
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     parts = set(args.parts.split(","))
@@ -148,6 +154,14 @@ def main(argv: list[str] | None = None) -> int:
     if "first" in parts:
         summary["first_answer"] = {n: first_answers(m, args.models_dir / f"kernels-{n}", args.first_limit, kernels)
                                    for n, m in models.items()}
+        os.environ["MLX_PTX_CACHE_DIR"] = str(kernels)
+    if "first-start" in parts:  # each model in its own process and kernel folder, sharing what the budget leaves
+        for i, (n, m) in enumerate(models.items()):
+            cmd = [sys.executable, "-m", "benchmarks.first_start", "--kernels", str(args.models_dir / f"ks-{n}"),
+                   "--limit", str(int(3 * args.first_limit)), "--steps", args.first_start_steps,
+                   "--out", str(args.out / f"{n}-first-start.json")]
+            summary["steps"][f"{n}-first-start"] = run(cmd + (["--model", str(m)] if m else []),
+                                                       left(1 / (len(models) - i)), args.out / f"{n}-first-start.log")
         os.environ["MLX_PTX_CACHE_DIR"] = str(kernels)
     steps = [(n, part) for part in ("typing", "decode") if part in parts for n in models]
     if "decode" in parts and "1.5b-4bit" in models:

@@ -19,7 +19,10 @@ without a candidate although the raw model had one, `empty_while_raw_fits` the s
 candidates that keep a parseable document parseable (Python: Python's own parser; other languages: no
 tree-sitter error); `parse_valid_vs_truth` the share that leave the document parseable where the true middle
 would. Each measure is also broken down by the cursor's position class (end of a body, after `return`, after
-`.`, in call arguments, ...).
+`.`, in call arguments, ...). What a person gets from the top suggestion (`person`, benchmarks/shown.py): the
+share of requests shown something, the precision of what is shown (right as far as it goes), the characters
+accepting it saves over all characters to write, shown-and-wrong; by position class too (`--kind inline` asks
+for ghost text, which withholds what is unsure).
 Prints a table and saves JSON under benchmarks/results/.
 """
 
@@ -43,6 +46,7 @@ from lsprotocol import types as lsp
 
 from benchmarks import deep_lines, handoff, quality_names
 from benchmarks.common import heldout_half, load_result, save
+from benchmarks.shown import person_breakdown
 from laya_lsp.replay import LANGUAGES, Buffer, ReplayClient, server_command
 from laya_lsp.syntax import SyntaxDocument, plan_completion
 from laya_lsp.syntax.context import cursor_context, leading_ws, width
@@ -216,13 +220,14 @@ async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespa
         buf = Buffer(f"file:///quality/{name}/{i}{_EXTENSIONS.get(language, '.txt')}", language,
                      task["prefix"] + task["suffix"], len(task["prefix"]), "")
         client.open(buf)
-        # Completion items replace the word being typed; take the inserted part after it.
-        word = 0 if multi else len(task["prefix"]) - len(task["prefix"].rstrip(WORD_CHARS))
+        # Completion items replace the word being typed; take the inserted part after it (ghost text inserts).
+        kind = "inline" if multi or args.kind == "inline" else "completion"
+        word = 0 if kind == "inline" else len(task["prefix"]) - len(task["prefix"].rstrip(WORD_CHARS))
         if args.handoff:  # the local answer, and the one asked again after a hand-off (benchmarks/handoff.py)
-            answers.append(await handoff.ask(client, buf, "inline" if multi else "completion", word, last_id))
+            answers.append(await handoff.ask(client, buf, kind, word, last_id))
             last_id = answers[-1]["last_id"]
         else:
-            texts, ms = await client.ask(buf, "inline" if multi else "completion")
+            texts, ms = await client.ask(buf, kind)
             answers.append({"texts": [t[word:] for t in texts], "ms": ms})
         client.client.text_document_did_close(_close(buf.uri))
         if (i + 1) % (STATS_EVERY // 4 if args.handoff else STATS_EVERY) == 0 or i + 1 == len(tasks):  # (kept: 256)
@@ -274,7 +279,10 @@ def score(tasks: list[dict[str, Any]], answers: list[dict[str, Any]], multi: boo
         "decode_ms_per_token": round(float(server["summary"].get("decode_ms_per_token") or 0), 2),
         "rules": dict(rules), "plans": dict(plans),
         "steered": sum(bool((r.get("extra") or {}).get("steered")) for r in server["records"]),
-        "names": quality_names.breakdown(tasks, per_task) if not multi else None}
+        "names": quality_names.breakdown(tasks, per_task) if not multi else None,
+        # what a person gets from the top suggestion (benchmarks/shown.py): shown, precision, characters saved
+        "person": person_breakdown([a["texts"][0] if a["texts"] else "" for a in answers],
+                                   [t["middle"] for t in tasks], [t["class"] for t in tasks])}
     return totals, per_task
 
 
@@ -341,6 +349,11 @@ def print_set(name: str, entry: dict[str, Any]) -> None:
             extra += f"  p50 {row['p50_ms']:.1f} ms" if "p50_ms" in row else ""
             print(f"  {label:<28} EM {row['exact_match']:.3f}  ES {row['edit_similarity']:6.2f}{extra}")
     print(f"  rules applied to top candidates: {entry['laya']['rules']}")
+    for label, row in [("laya", entry["laya"]), ("no post-processing", entry.get("laya-raw"))]:
+        person = (row or {}).get("person")
+        if person:
+            print(f"  {label}: shown {person['shown']:.3f}  precision {person['precision']:.3f}  chars saved"
+                  f" {person['chars_saved']:.3f}  shown and wrong {person['shown_wrong']:.3f}")
     versus = entry.get("versus-raw")
     if versus:
         print(f"  {'class':<18} {'n':>4}  empty while raw: not empty  fits  right   right lost"
@@ -356,6 +369,8 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", help="model directory (default: the embedded model)")
     p.add_argument("--candidates", type=int, default=1)
+    p.add_argument("--kind", choices=["completion", "inline"], default="completion",
+                   help="single-line sets: ask for a completion list (default) or ghost text (what a person sees)")
     p.add_argument("--limit-single", type=int, default=0, help="HumanEval single-line tasks (0 = all 457)")
     p.add_argument("--limit-multi", type=int, default=200, help="HumanEval multi-line tasks, a fixed sample")
     p.add_argument("--limit-heldout", type=int, default=400)

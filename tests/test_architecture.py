@@ -12,6 +12,8 @@ Read from the source with `ast`, so a violation names the file and line:
   broken only by deferring an import is still two modules that need each other);
 - one record: the record types (RequestStats, StatsBook, Kind, Source) are defined, built and booked only in
   orchestrator/records.py, and statuses, kinds and sources are compared as enums, never as strings;
+- names by role: no two modules share a file name (each front's server.py aside; a package's __init__.py too);
+- docs/architecture.md names every module (its module map: room and job);
 - engine/ keeps at most 12 modules at its top (the rest live in its rooms: loading, caches, decoding, scheduling);
 - a private member (`_name`) is used only in the file that defines it, `self._name` included: libraries are
   used through their public API; each exception is in ALLOWED_PRIVATE with its reason. No class swaps.
@@ -194,6 +196,26 @@ def _module_name_in(rel: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def test_no_two_modules_share_a_file_name():
+    """A name says what a module does, so it is one module's: a reader searching for `decisions.py` finds one."""
+    seen: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name not in ("__init__.py", "server.py"):
+            seen.setdefault(path.name, []).append(str(path.relative_to(PACKAGE.parent)))
+    packages = {p.name + ".py" for p in PACKAGE.rglob("*") if p.is_dir() and (p / "__init__.py").exists()}
+    shared = {name: paths for name, paths in seen.items() if len(paths) > 1 or name in packages}
+    assert not shared, f"file names used twice (or named like a package): {shared}"
+
+
+def test_every_module_is_named_in_the_architecture_doc():
+    """docs/architecture.md's module map names every module by its path (a new module fails here until it is
+    given its room and job there)."""
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    missing = [rel for path in sorted(PACKAGE.rglob("*.py"))
+               if f"`{(rel := str(path.relative_to(PACKAGE)))}`" not in doc]
+    assert not missing, f"modules docs/architecture.md does not name: {missing}"
+
+
 def test_the_engine_keeps_its_modules_in_rooms():
     top = [p.name for p in (PACKAGE / "engine").iterdir()
            if (p.suffix == ".py") or (p.is_dir() and (p / "__init__.py").exists())]
@@ -332,9 +354,9 @@ def test_the_private_member_check_sees_self_and_getattr():
 def test_the_checks_see_the_package():
     """The walk above covers the real tree (a wrong root would make every check pass vacuously)."""
     names = {module for module, _path, _tree in SOURCES}
-    assert {"laya_lsp.engine.engine", "laya_lsp.orchestrator", "laya_lsp.lsp.server", "laya_lsp.http.app",
+    assert {"laya_lsp.engine.facade", "laya_lsp.orchestrator", "laya_lsp.lsp.server", "laya_lsp.http.app",
             "laya_lsp.syntax.document", "laya_lsp.decisions.resolve"} <= names
     engine_imports = {name for name, _line in _imports(*next((m, p, t) for m, p, t in SOURCES
-                                                              if m == "laya_lsp.engine.engine"))}
+                                                              if m == "laya_lsp.engine.facade"))}
     # relative imports resolve to absolute names
     assert "laya_lsp.engine.scheduling.scheduler" in engine_imports

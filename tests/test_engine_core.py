@@ -222,14 +222,16 @@ async def test_debounce_skipped_when_the_cache_covers_nearly_all(debounced: Lang
     uri = "file:///deb.py"
     text = _file_of_tokens(2000)
     open_doc(debounced, uri, text)
-    await complete_texts(debounced, uri, position_at(text, 1000))  # cold: debounced
+    await complete_texts(debounced, uri, position_at(text, 300))  # the document's first request: not debounced
+    await complete_texts(debounced, uri, position_at(text, 1000))  # many new tokens: debounced
     pos = position_at(text, 1000)
     change(debounced, uri, 2, pos, pos, "a")
     text = text[:1000] + "a" + text[1000:]
     await complete_texts(debounced, uri, position_at(text, 1001))  # one new token: no debounce
-    first, second = (await stats(debounced, recent=2))["recent"]
-    assert first["debounce_ms"] >= 250
-    assert second["debounce_ms"] == 0
+    first, far, near = (await stats(debounced, recent=3))["recent"]
+    assert first["debounce_ms"] == 0
+    assert far["debounce_ms"] >= 250
+    assert near["debounce_ms"] == 0
 
 
 async def test_candidates_are_distinct_single_lines(client: LanguageClient):

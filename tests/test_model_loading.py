@@ -35,7 +35,7 @@ def _short_bound(module):
     module.MODEL_WAIT_S = 0.0
 
 
-PATCHES = {"laya_lsp.engine.engine": lambda module: wrap(module, "load_model", _hold),
+PATCHES = {"laya_lsp.engine.facade": lambda module: wrap(module, "load_model", _hold),
            "laya_lsp.orchestrator.waiting": _short_bound}
 '''
 URI = "file:///loading/early.py"

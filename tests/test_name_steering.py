@@ -15,7 +15,7 @@ from conftest import TINY_MODEL
 from laya_lsp.engine import CompletionRequest, Engine, EngineSettings, NameSet, NameSteer
 from laya_lsp.engine.decoding.names import TokenTrie, name_trie, steering_processor
 from laya_lsp.engine.loading.model import DEFAULT_MODEL_DIR, load_model
-from laya_lsp.orchestrator.analysis import MASK, POLICY, policy_from_env, steering
+from laya_lsp.orchestrator.name_analysis import MASK, POLICY, policy_from_env, steering
 from laya_lsp.syntax import SyntaxDocument
 from laya_lsp.syntax.analysis import names_at, trigger_at
 

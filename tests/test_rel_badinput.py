@@ -157,9 +157,16 @@ def test_invalid_requests_without_usable_id(s: Session, msg: Any, code: int):
     # Found by the fuzz test: pygls took a request with an "error" key for a response and never answered it.
     (lambda i: {"jsonrpc": "2.0", "id": i, "method": "laya/stats", "error": None}, INVALID_REQUEST),
     (lambda i: {"jsonrpc": "2.0", "id": i, "method": "laya/stats", "result": {}}, INVALID_REQUEST),
+    # Custom requests' params are typed (lsp/params.py) like the standard ones.
+    (lambda i: {"jsonrpc": "2.0", "id": i, "method": "laya/stats", "params": {"recent": "10"}}, INVALID_PARAMS),
+    (lambda i: {"jsonrpc": "2.0", "id": i, "method": "laya/stats", "params": {"recent": -1}}, INVALID_PARAMS),
+    (lambda i: {"jsonrpc": "2.0", "id": i, "method": "laya/stats", "params": {"memory": 1}}, INVALID_PARAMS),
+    (lambda i: {"jsonrpc": "2.0", "id": i, "method": "laya/documentText", "params": {}}, INVALID_PARAMS),
+    (lambda i: {"jsonrpc": "2.0", "id": i, "method": "laya/documentText", "params": {"uri": 5}}, INVALID_PARAMS),
 ], ids=["no-jsonrpc", "jsonrpc-1.0", "method-int", "params-string", "unknown-method", "unknown-$",
         "uri-int", "line-str", "line-float", "line-negative", "line-huge", "no-position", "params-array",
-        "trigger-str", "initialize-again", "notification-with-id", "request-with-error", "request-with-result"])
+        "trigger-str", "initialize-again", "notification-with-id", "request-with-error", "request-with-result",
+        "stats-recent-str", "stats-recent-negative", "stats-memory-int", "text-no-uri", "text-uri-int"])
 def test_error_codes_with_id(s: Session, make: Any, code: int):
     async def case():
         msg = make(s.c.next_id())
@@ -194,10 +201,23 @@ def test_notifications_with_bad_params_are_dropped(s: Session):
         await s.c.notify("no/suchNotification", {"a": 1})
         await s.c.notify("$/cancelRequest", {"id": 987654})  # unknown id
         await s.c.notify("$/cancelRequest", {"id": [1]})
+        await s.c.notify("laya/focus", {"textDocument": {"uri": URI}, "position": {"line": -1, "character": 0}})
+        await s.c.notify("laya/focus", {"textDocument": {"uri": URI}})
+        await s.c.notify("laya/focus", [1, 2])
         await s.ping()
         doc = await s.c.call("laya/documentText", {"uri": URI})
         assert doc["text"] == TEXT  # the malformed didChange did not touch it
         await s.serves_completion()
+    s.run(case())
+
+
+def test_custom_requests_name_the_bad_field(s: Session):
+    async def case():
+        resp = await s.c.request("laya/stats", {"recent": "10", "reset": True})
+        assert resp["error"]["code"] == INVALID_PARAMS and "recent" in resp["error"]["message"], resp
+        resp = await s.c.request("laya/documentText", {"uri": URI, "checkTree": "yes"})
+        assert resp["error"]["code"] == INVALID_PARAMS and "checkTree" in resp["error"]["message"], resp
+        assert (await s.c.call("laya/stats", None))["summary"]["requests"] >= 0  # no params: the defaults
     s.run(case())
 
 

@@ -30,7 +30,7 @@ def _probe():
     print(f"LAYA-PROBE load queued with {stack} imported", file=sys.stderr, flush=True)
 
 
-PATCHES = {"laya_lsp.engine.engine": lambda module: wrap(module.Engine, "start_load", _probe)}
+PATCHES = {"laya_lsp.engine.facade": lambda module: wrap(module.Engine, "start_load", _probe)}
 '''
 
 

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import pytest
-from golden import Case, c_family_cases, js_ts_cases, misc_cases, position_cases, python_cases
+from golden import (
+    Case,
+    c_family_cases,
+    impossible_cases,
+    js_ts_cases,
+    misc_cases,
+    position_cases,
+    python_cases,
+)
 
 from laya_lsp.syntax import SyntaxDocument, SyntaxSettings, plan_completion, postprocess_detailed
 
 ALL_CASES: list[Case] = [
     *python_cases.CASES, *js_ts_cases.CASES, *c_family_cases.CASES, *misc_cases.CASES, *position_cases.CASES,
+    *impossible_cases.CASES,
 ]
 
 

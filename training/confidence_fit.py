@@ -5,8 +5,8 @@ benchmarks/data/heldout-files/<language>/, sorted and shuffled with seed 32, fir
 here), second half `evaluation` (what `benchmarks/quality.py --files-half evaluation` reports, with HumanEval
 and the held-out lines, which no fit looks at either).
 
-  python training/confidence_fit.py collect --half calibration   # -> training/confidence/calibration.jsonl
-  python training/confidence_fit.py collect --half evaluation    # -> training/confidence/evaluation.jsonl
+  python training/confidence_fit.py collect --half calibration [--files 6 --per-file 4]  # -> training/confidence/calibration.jsonl
+  python training/confidence_fit.py collect --half evaluation [--extra 30]  # -> training/confidence/evaluation.jsonl
   python training/confidence_fit.py fit [--write]                # compare cut rules, write confidence.json
 
 `collect` asks the orchestrator (the server's own flow, in process: ghost text, confidence cut off) for each
@@ -46,36 +46,47 @@ from laya_lsp.syntax import SyntaxDocument
 
 DATA = ROOT / "training" / "confidence"
 SETTINGS = {"candidates": 2, "debounceMs": 0, "typedThrough": False, "speculative": False, "warmUp": False,
-            "crossFileTokens": 0, "minConfidence": 0.0}
+            "crossFileTokens": 0, "minConfidence": 0.0, "widerCandidates": 0}
 BASELINE = ["min"]
 LEARNED = ["min", "sum", "last", "log_tokens", "lang=python", "lang=javascript", "lang=typescript", "lang=go",
            "lang=rust", "lang=c", "lang=cpp", "lang=java"]
 
 
-def tasks_of(half: str, per_language: int, extra: int) -> list[dict[str, Any]]:
-    tasks: list[dict[str, Any]] = []
+def tasks_of(half: str, files: int, per_file: int, extra: int) -> list[dict[str, Any]]:
+    """`per_file` line tasks (a fixed sample) of each of `files` files (a fixed sample) of each language's half,
+    a file's tasks in document order (one buffer per file: its cache serves the next task, as while editing);
+    for the evaluation half also `extra` HumanEval single-line and held-out line tasks."""
+    per: list[list[dict[str, Any]]] = []
     for folder in sorted(p for p in (ROOT / "benchmarks" / "data" / "heldout-files").iterdir() if p.is_dir()):
-        for t in file_line_tasks([str(f) for f in heldout_half(folder, half)], per_language):
-            tasks.append({**t, "set": f"files-{folder.name}"})
+        group: list[dict[str, Any]] = []
+        for path in heldout_half(folder, half)[:files]:
+            chosen = file_line_tasks([str(path)], per_file)
+            group += [{**t, "set": f"files-{folder.name}", "doc": str(path)}
+                      for t in sorted(chosen, key=lambda t: len(t["prefix"]))]
+        per.append(group)
+    # round-robin over the languages: a collection stopped early is still balanced (each file keeps its cache)
+    tasks = [t for i in range(max(map(len, per))) for group in per if i < len(group) for t in [group[i]]]
     if half == "evaluation" and extra:
         single = EVALS / "humaneval-single-line-even.jsonl"
         rows = [json.loads(x) for x in single.open()][:extra] if single.exists() else []
         tasks += [{"id": r["task_id"], "prefix": r["prompt"], "suffix": r["suffix"], "middle": r["canonical_solution"],
-                   "language": "python", "set": "humaneval-single"} for r in rows]
-        tasks += [{**r, "set": "heldout-lines"} for r in [json.loads(x) for x in HELDOUT.open()][:extra]]
+                   "language": "python", "set": "humaneval-single", "doc": r["task_id"]} for r in rows]
+        tasks += [{**r, "set": "heldout-lines", "doc": r["id"]} for r in [json.loads(x) for x in HELDOUT.open()][:extra]]
     return tasks
 
 
 async def _collect(tasks: list[dict[str, Any]], out: Path) -> None:
     from laya_lsp import bootstrap
+    from laya_lsp.orchestrator import Kind
 
     orch = bootstrap.start(bootstrap.resolve_settings(json.dumps(SETTINGS)))
-    with out.open("w") as f:
+    done = {json.loads(x)["id"] for x in out.read_text().splitlines() if x.endswith("}")} if out.exists() else set()
+    tasks = [t for t in tasks if t["id"] not in done]  # a collection resumes where it stopped
+    with out.open("a") as f:
         for i, t in enumerate(tasks):
-            text = t["prefix"] + t["suffix"]
-            doc = SyntaxDocument(text, t["language"], f"file:///c/{i}")
-            answer = await orch.completions.complete(f"file:///c/{i}", doc, len(t["prefix"]), "inline", remember=False)
-            orch.completions.closed(f"file:///c/{i}")
+            uri = f"file:///c/{t['doc']}"
+            doc = SyntaxDocument(t["prefix"] + t["suffix"], t["language"], uri)
+            answer = await orch.completions.complete(uri, doc, len(t["prefix"]), Kind.INLINE, remember=False)
             sugg = []
             for rank, s in enumerate(answer.suggestions if answer else []):
                 ok = [int(right_as_far(s.text[:end], t["middle"])) for end in s.token_ends]
@@ -83,7 +94,8 @@ async def _collect(tasks: list[dict[str, Any]], out: Path) -> None:
                              "lps": [round(x, 4) for x in s.token_logprobs], "ok": ok})
             f.write(json.dumps({"id": t["id"], "set": t["set"], "language": t["language"],
                                 "class": position_class(t), "truth": t["middle"], "suggestions": sugg}) + "\n")
-            if (i + 1) % 50 == 0:
+            f.flush()
+            if (i + 1) % 10 == 0:
                 print(f"{i + 1}/{len(tasks)}", flush=True)
 
 
@@ -115,17 +127,18 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 50
 
 
 def shown_texts(records: list[dict[str, Any]], cal: Calibration, threshold: float) -> list[str]:
-    """What ghost text would show of each task's top suggestion under `cal` at `threshold` (as the server cuts)."""
+    """What ghost text would show at each task under `cal` at `threshold`, as the server decides it: each
+    suggestion cut (`cut`), the first one at least `threshold` sure shown (`Completion.for_kind`)."""
     out = []
     for r in records:
-        top = r["suggestions"][0] if r["suggestions"] else None
-        if top is None:
-            out.append("")
-            continue
-        conf = token_confidence(top["lps"], r["language"], cal)
         doc = SyntaxDocument("", r["language"], "")
-        c = cut(top["text"], top["ends"], conf, threshold, doc)
-        out.append(c.text if c.confidence >= threshold else "")
+        shown = ""
+        for s in r["suggestions"]:
+            c = cut(s["text"], s["ends"], token_confidence(s["lps"], r["language"], cal), threshold, doc)
+            if c.confidence >= threshold:
+                shown = c.text
+                break
+        out.append(shown)
     return out
 
 
@@ -188,7 +201,8 @@ def main() -> None:
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect")
     c.add_argument("--half", choices=["calibration", "evaluation"], required=True)
-    c.add_argument("--per-language", type=int, default=60, help="line tasks per language (a fixed sample)")
+    c.add_argument("--files", type=int, default=6, help="files per language (a fixed sample)")
+    c.add_argument("--per-file", type=int, default=4, help="line tasks per file (a fixed sample)")
     c.add_argument("--extra", type=int, default=100, help="evaluation: HumanEval single-line and held-out line tasks")
     f = sub.add_parser("fit")
     f.add_argument("--precision", type=float, default=0.65, help="the least precision the threshold keeps")
@@ -196,7 +210,7 @@ def main() -> None:
     args = p.parse_args()
     if args.command == "collect":
         DATA.mkdir(parents=True, exist_ok=True)
-        asyncio.run(_collect(tasks_of(args.half, args.per_language, args.extra), DATA / f"{args.half}.jsonl"))
+        asyncio.run(_collect(tasks_of(args.half, args.files, args.per_file, args.extra), DATA / f"{args.half}.jsonl"))
     else:
         fit(args)
 

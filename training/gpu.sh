@@ -6,6 +6,8 @@
 #   bash code/gpu.sh start BUDGET_S WATCH_S "SHAPE LR WORKERS [INIT]" ...  # encode shards, start the runs detached
 #        INIT: a checkpoint of the same shape, relative to the checkout (e.g. the shipped model) to continue from
 #   bash code/gpu.sh feed WATCH_S [TAG SHAPE...]    # encode newly arrived shards, watch; bring back TAG checkpoints
+#        (no TAG: the latest checkpoint of every run, smallest first: a machine lost between two calls then
+#        costs one call's training, not the whole sweep — run 5 lost both its runs that way)
 #   bash code/gpu.sh collect WAIT_S SHAPE...        # wait for the runs' final checkpoints, bring them back
 #   bash code/gpu.sh parts TAG SHAPE FROM [SHAPE FROM]...  # the parts a call could not bring back (next call)
 # Checkpoints come back under $OUT split into 15 MiB parts, at most MAX_PARTS (4) a call: a call brings back at most
@@ -97,7 +99,9 @@ case "$CMD" in
     WATCH=$1; shift
     encode_new
     watch_for "$WATCH"
-    [ $# -gt 0 ] && bring_back "$@" ;;
+    if [ $# -gt 0 ]; then bring_back "$@"
+    else bring_back latest $(cd $WORK/runs 2>/dev/null && ls -S -r */latest.safetensors 2>/dev/null | cut -d/ -f1)
+    fi ;;
   collect)
     WAIT=$1; shift; t0=$(date +%s)
     while [ $(( $(date +%s) - t0 )) -lt "$WAIT" ]; do

@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 MAX_CLOSE_STEPS = 4096
 DEFAULT_MAX_TOKENS = 256
+MAX_TOKENS = 4096  # the most `maxTokens` a structured request may ask for (LSP and HTTP alike)
 # Bytes tried, in order, when the budget is spent and the value must be closed by the grammar alone: outside a
 # string, close brackets first; inside one, close the string (other bytes only where minLength asks for them).
 # '1' before '0': the JSON grammar has no negative zero, so after '-' (or '-0.') zeros never end the number.

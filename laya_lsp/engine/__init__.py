@@ -12,7 +12,7 @@ from .decoding.decode import Cancelled, CancelToken
 from .decoding.healing import trailing_blanks
 from .decoding.names import NameSet, NameSteer
 from .decoding.score import ScoreResult
-from .engine import Engine
+from .facade import Engine
 from .loading.fim import FimFormat, format_named, format_names, text_prompt
 from .loading.model import (
     DEFAULT_MODEL_DIR,

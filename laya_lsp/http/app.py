@@ -12,7 +12,6 @@ from __future__ import annotations
 import hmac
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any, cast
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
@@ -26,6 +25,7 @@ from ..config import Settings
 from ..decisions import structured
 from ..decisions.decide import DecideRequest as Decide
 from ..decisions.decide import DecisionError
+from ..limits import HttpOptions
 from ..orchestrator import (
     Caller,
     ClientGone,
@@ -57,15 +57,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     500: {"model": m.ErrorBody, "description": "the model's work failed on the server's side (its log says why)"},
     503: {"model": m.ErrorBody, "description": "no model is loaded (still loading: see Retry-After)"},
 }
-
-
-@dataclass
-class HttpOptions:
-    max_in_flight: int = 4  # requests holding engine work (running or in the scheduler's queue)
-    max_queue: int = 16  # requests waiting for one of those slots; beyond: 429
-    max_body_bytes: int = 4 * 2**20
-    max_sessions: int = 256
-    token: str | None = None  # bearer token required on /v1/* when set
 
 
 def no_model(reason: str, loading: bool) -> HTTPException:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cattrs import Converter
-from pygls.protocol import JsonRPCRequestMessage, default_converter
+from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, default_converter
 
 
 def _strict(kind: type, name: str) -> Callable[[Any, Any], Any]:
@@ -21,9 +21,10 @@ def _strict(kind: type, name: str) -> Callable[[Any, Any], Any]:
     return hook
 
 
-# Custom requests whose params reach the handler as plain JSON: pygls would turn objects into namedtuples,
-# which rename keys that are not identifiers ("$ref", "not", "if", ...) and so corrupt a JSON Schema.
-RAW_PARAMS_METHODS = {"laya/decide", "laya/structured"}
+# Custom requests and notifications whose params reach the handler as plain JSON, structured there into typed
+# params (params.py): pygls would turn objects into namedtuples, which rename keys that are not identifiers
+# ("$ref", "not", "if", ...) and so corrupt a JSON Schema.
+RAW_PARAMS_METHODS = {"laya/decide", "laya/structured", "laya/stats", "laya/documentText", "laya/focus"}
 
 
 def strict_converter() -> Converter:
@@ -34,12 +35,15 @@ def strict_converter() -> Converter:
     conv.register_structure_hook(str, _strict(str, "a string"))
     conv.register_structure_hook(int, _strict(int, "an integer"))
     conv.register_structure_hook(bool, _strict(bool, "a boolean"))
-    request = conv.get_structure_hook(JsonRPCRequestMessage)
+    for message in (JsonRPCRequestMessage, JsonRPCNotification):
+        conv.register_structure_hook(message, _raw_params(conv.get_structure_hook(message)))
+    return conv
 
-    def structure_request(obj: dict[str, Any], cls: type) -> Any:
+
+def _raw_params(structure: Callable[[Any, type], Any]) -> Callable[[dict[str, Any], type], Any]:
+    def structure_message(obj: dict[str, Any], cls: type) -> Any:
         if obj.get("method") in RAW_PARAMS_METHODS:
             return cls(**obj)
-        return request(obj, cls)
+        return structure(obj, cls)
 
-    conv.register_structure_hook(JsonRPCRequestMessage, structure_request)
-    return conv
+    return structure_message

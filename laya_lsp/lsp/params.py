@@ -8,6 +8,7 @@ renamed on the way, so `schema` and `choices` stay plain JSON here and are check
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal, TypeVar
 
 import attrs
@@ -16,14 +17,14 @@ from cattrs.gen import make_dict_structure_fn, override
 from cattrs.v import format_exception
 from lsprotocol import types as lsp
 
-from ..decisions.structured import DEFAULT_MAX_TOKENS
+from ..decisions.structured import DEFAULT_MAX_TOKENS, MAX_TOKENS
 from .conversion import strict_converter
 from .errors import invalid
 
-__all__ = ["DecideParams", "StructuredParams", "invalid", "structure"]
+__all__ = ["DecideParams", "DocumentTextParams", "FocusParams", "StatsParams", "StructuredParams", "invalid",
+           "structure"]
 
 T = TypeVar("T")
-MAX_STRUCTURED_TOKENS = 4096
 
 
 def _number(value: Any, _type: Any) -> float:
@@ -67,13 +68,41 @@ class StructuredParams:
     prompt: str | None = None
     text_document: lsp.TextDocumentIdentifier | None = None
     range: lsp.Range | None = None
-    max_tokens: int = attrs.field(default=DEFAULT_MAX_TOKENS, validator=_between(1, MAX_STRUCTURED_TOKENS))
+    max_tokens: int = attrs.field(default=DEFAULT_MAX_TOKENS, validator=_between(1, MAX_TOKENS))
 
 
+@attrs.define
+class StatsParams:
+    """`laya/stats`: the last `recent` records, `reset` the aggregates after reading, `memory` where memory is."""
+
+    recent: int = attrs.field(default=50, validator=_between(0, 2**31))
+    reset: bool = False
+    memory: bool = False
+
+
+@attrs.define
+class DocumentTextParams:
+    """`laya/documentText`: the server's copy of the open document `uri`; `check_tree` reparses to compare."""
+
+    uri: str
+    check_tree: bool = False
+
+
+@attrs.define
+class FocusParams:
+    """`laya/focus` (a notification): the user rests in `text_document` at `position`."""
+
+    text_document: lsp.TextDocumentIdentifier
+    position: lsp.Position
+
+
+@functools.cache
 def _converter() -> cattrs.Converter:
+    """Built at the first custom request, not at start-up: generating the structure hooks costs ~15 ms that
+    would delay a server's first answer."""
     conv = strict_converter()
     conv.register_structure_hook(float, _number)
-    for cls in (DecideParams, StructuredParams):
+    for cls in (DecideParams, StructuredParams, StatsParams, DocumentTextParams, FocusParams):
         renames = {f.name: override(rename=_camel(f.name)) for f in attrs.fields(cls) if "_" in f.name}
         conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, **renames))  # type: ignore[arg-type]
     return conv
@@ -82,9 +111,6 @@ def _converter() -> cattrs.Converter:
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
-
-
-_CONVERTER = _converter()
 
 
 def _reason(exc: BaseException, type_: Any) -> str:
@@ -99,9 +125,11 @@ def structure(params: Any, cls: type[T], method: str) -> T:
     if not isinstance(params, dict):
         raise invalid(f"{method} params must be an object")
     try:
-        return _CONVERTER.structure(params, cls)
+        return _converter().structure(params, cls)
     except cattrs.ClassValidationError as exc:
-        raise invalid(f"{method}: " + "; ".join(cattrs.transform_error(exc, path="params",
-                                                                        format_exception=_reason))) from None
+        problems = "; ".join(cattrs.transform_error(exc, path="params", format_exception=_reason))
+        for f in attrs.fields(cls):  # type: ignore[arg-type]
+            problems = problems.replace(f"params.{f.name}", f"params.{_camel(f.name)}")  # the client's names
+        raise invalid(f"{method}: {problems}") from None
     except (TypeError, ValueError) as exc:
         raise invalid(f"{method}: {exc}") from None

@@ -1,6 +1,6 @@
 """The LSP front's wiring: `create_server` builds a `LayaServer` (language_server.py) and registers every
 handler: the lifecycle and text sync below, completions (completion.py), decisions and code actions
-(decisions.py) and the custom requests (custom.py).
+(decision_handlers.py) and the custom requests (custom.py).
 
 Handlers are thin: LSP types in, one orchestrator call, LSP types back.
 """
@@ -15,7 +15,7 @@ from lsprotocol import types as lsp
 from .. import bootstrap
 from ..config import Settings
 from ..memory import release_free_heap_periodically
-from . import completion, custom, decisions
+from . import completion, custom, decision_handlers
 from .documents import open_document
 from .language_server import LayaServer
 from .protocol import MAX_BODY_BYTES
@@ -30,7 +30,7 @@ def create_server(settings: Settings, loading: bootstrap.Loading,
     _register_lifecycle(server)
     completion.register(server)
     custom.register(server)
-    decisions.register(server)
+    decision_handlers.register(server)
     return server
 
 

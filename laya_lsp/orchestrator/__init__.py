@@ -19,8 +19,8 @@ from typing import Any
 from ..config import Settings
 from ..engine import Engine, Status
 from .answers import Completion, Suggestion
-from .completion import CompletionFlow
-from .decisions import DecisionFlow
+from .completion_flow import CompletionFlow
+from .decision_flow import DecisionFlow
 from .records import Kind, Records, RequestStats, Source, StatsBook
 from .report import CACHE_WAIT_S, engine_report
 from .waiting import MODEL_LOADING, POLL_S, Caller, ClientGone, ModelFailed, ModelGate, NotReady, Superseded

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from ..engine import Candidate, CompletionResult
 from ..lines import cut_lines
 from ..syntax import CompletionPlan, SyntaxDocument, SyntaxSettings, postprocess_detailed
-from .confidence import cut, token_confidence, trace
+from .confidence import Calibration, cut, token_confidence, trace
 from .records import Kind, RequestStats
 
 
@@ -96,17 +96,17 @@ def shown_for(suggestions: list[Suggestion], kind: Kind, threshold: float) -> tu
 
 
 def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult,
-          syntax: SyntaxSettings | None, min_confidence: float = 0.0) -> Cleaned:
+          syntax: SyntaxSettings | None, min_confidence: float = 0.0, calibration: Calibration | None = None) -> Cleaned:
     """The cleaned suggestions (`syntax` None: post-processing is off, raw lines, never cut), each with its
     confidence and cut at `min_confidence`; the caller books the record."""
     t0 = time.perf_counter()
     if syntax is None:
-        suggestions = raw_lines(result, plan, doc)
+        suggestions = raw_lines(result, plan, doc, calibration)
     else:
         detailed = postprocess_detailed(doc, offset, [c.text for c in result.candidates], plan, syntax)
         suggestions = [
             sure(Suggestion(c.text, result.candidates[c.source_index].logprob, c.rules, c.fixed),
-                 result.candidates[c.source_index], doc, min_confidence)
+                 result.candidates[c.source_index], doc, min_confidence, calibration)
             for c in detailed.candidates
         ]
         suggestions = [s for i, s in enumerate(suggestions) if s.text not in {x.text for x in suggestions[:i]}]
@@ -116,18 +116,20 @@ def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: Comple
     return Cleaned(suggestions, plan, result, rejected, postprocess_ms=(time.perf_counter() - t0) * 1000)
 
 
-def sure(s: Suggestion, raw: Candidate, doc: SyntaxDocument, min_confidence: float) -> Suggestion:
+def sure(s: Suggestion, raw: Candidate, doc: SyntaxDocument, min_confidence: float,
+         calibration: Calibration | None = None) -> Suggestion:
     """`s` (made from `raw`) with the model's tokens carried over, its confidence, cut at `min_confidence` (0:
     never cut)."""
     ends, lps = trace(s.text, raw)
-    conf = token_confidence(lps, doc.language)
+    conf = token_confidence(lps, doc.language, calibration)
     shown = cut(s.text, ends, conf, min_confidence, doc)
     keep = [i for i, end in enumerate(ends) if end <= len(shown.text)] if shown.short else list(range(len(ends)))
     return replace(s, text=shown.text, confidence=shown.confidence, cut=shown.short,
                    token_ends=[ends[i] for i in keep], token_logprobs=[lps[i] for i in keep])
 
 
-def raw_lines(result: CompletionResult, plan: CompletionPlan, doc: SyntaxDocument) -> list[Suggestion]:
+def raw_lines(result: CompletionResult, plan: CompletionPlan, doc: SyntaxDocument,
+              calibration: Calibration | None = None) -> list[Suggestion]:
     """Model text cut to the plan's line count only (line breaks before the text do not count), never cut for
     confidence (but with it)."""
     limit = plan.max_lines if plan.multiline else 1
@@ -135,5 +137,5 @@ def raw_lines(result: CompletionResult, plan: CompletionPlan, doc: SyntaxDocumen
     for cand in result.candidates:
         text = cut_lines(cand.text, limit)
         if text.strip() and text not in {s.text for s in suggestions}:
-            suggestions.append(sure(Suggestion(text, cand.logprob), cand, doc, 0.0))
+            suggestions.append(sure(Suggestion(text, cand.logprob), cand, doc, 0.0, calibration))
     return suggestions

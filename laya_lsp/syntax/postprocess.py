@@ -1,6 +1,7 @@
 """Turn raw model candidates into completions: clean each with the text rules, check its syntax, rerank.
 
-Order per candidate: text rules (single line, indentation, one statement after a decorator, loops, block
+Order per candidate: text rules (single line, indentation, lines in another language, loops (impossible.py),
+one statement after a decorator, loops to the end of the budget, block
 end, line limit, repeats of what follows, Python indentation, auto-closed tails, a comment that would swallow
 code, trim, line breaks; see `_clean`) → drop blanks and duplicates → syntax check (lexical checks, then a parse of a small window) → if
 rejected, fixes (balance brackets, stop at the outer closer, drop trailing lines) until one passes.
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..lines import cut_lines, cut_single_line
-from . import lexical, rules
+from . import impossible, lexical, rules
 from .brackets import scan_brackets
 from .context import CursorContext, cursor_context
 from .document import SyntaxDocument
@@ -73,6 +74,7 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
     steps += [
         ("indent", lambda t: rules.fix_first_line_indent(t, ctx)),
         ("indent_chars", lambda t: rules.normalize_indent_chars(t, ctx)),
+        ("foreign_language", lambda t: impossible.cut_foreign_lines(t, ctx, spec)),
     ]
     if plan.one_statement:
         steps.append(("statement_end", lambda t: rules.cut_after_statement(t, ctx, spec)))
@@ -83,6 +85,7 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
             ("max_lines", lambda t: cut_lines(t, plan.max_lines)),
         ]
     steps += [
+        ("loop", impossible.cut_loops),
         ("repeats_next_lines", lambda t: rules.cut_repeated_next_lines(t, ctx, spec)),
         ("indent_levels", lambda t: lexical.cut_at_inconsistent_indent(t, ctx, spec)),
         ("auto_closed", lambda t: rules.remove_suffix_overlap(t, ctx, spec)),

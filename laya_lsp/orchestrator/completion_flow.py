@@ -18,7 +18,6 @@ from dataclasses import replace
 from ..config import Settings
 from ..engine import CompletionRequest, CompletionResult, Engine, Status
 from ..syntax import CompletionPlan, SyntaxDocument, plan_completion
-from .analysis import NameAnalysis, wider_run
 from .answers import Cleaned, Completion, clean
 from .latency import (
     Ask,
@@ -34,6 +33,7 @@ from .latency import (
     typed_along,
     unsure,
 )
+from .name_analysis import NameAnalysis, wider_run
 from .prompt_context import PromptContext
 from .records import Kind, Records, Source
 from .waiting import Caller, ClientGone, ModelGate, wait_job
@@ -60,6 +60,9 @@ class CompletionFlow:
         speculation = Speculation(settings, records, background, self.plan)
         self.warm_up = WarmUp(settings, engine, gate, records, background)
         self._asking: set[Ask] = set()  # requests being answered; closing their document forgets them
+        # Documents asked before: a document's first request is not debounced (no burst of keystrokes is under
+        # way, and a keystroke that follows supersedes it, keeping what it prefilled); closing forgets them.
+        self._asked: set[str] = set()
         # Asked in this order: a remembered answer beats sharing a running job, which beats a new run; a
         # serving engine's answer for this very text beats the local one shown there.
         self.strategies: list[LatencyStrategy] = [
@@ -93,11 +96,12 @@ class CompletionFlow:
 
     def tracked(self) -> int:
         """Documents some latency strategy keeps state for."""
-        return len(set().union(*(strategy.held() for strategy in self.strategies)))
+        return len(self._asked.union(*(strategy.held() for strategy in self.strategies)))
 
     def closed(self, doc_id: str) -> None:
         """Forget the document's state and free its cache."""
         self._asking = {ask for ask in self._asking if ask.doc_id != doc_id}
+        self._asked.discard(doc_id)
         for strategy in self.strategies:
             strategy.closed(doc_id)
         self.context.forget(doc_id)
@@ -115,7 +119,7 @@ class CompletionFlow:
         `current()` says whether the document is still the text the request was made against; an answer for
         a text that changed meanwhile is dropped (None: the client asks again for the new text). `remember`
         keeps the answer for typed-through reuse and speculation (an open document, a session); `debounce`
-        lets a run that needs many new tokens wait a moment for the next keystroke.
+        lets a run that needs many new tokens wait a moment for the next keystroke (never a document's first).
         """
         caller = caller or Caller()
         refused = await self.gate.refusal(doc_id, kind, caller)
@@ -125,6 +129,9 @@ class CompletionFlow:
         ask = Ask(doc_id, doc, offset, kind, remember, typing, s.typing_candidates if typing else s.candidates,
                   version, current)
         self._asking.add(ask)
+        debounce = debounce and doc_id in self._asked
+        if remember:
+            self._asked.add(doc_id)
         try:
             answer = await self._attempts(ask, version, current, debounce, caller)
         finally:

@@ -1,0 +1,138 @@
+"""The first start, per model: `laya-lsp warm-up` the first time ever and again, and a fresh server's first answer
+with the kernels cached and the first time ever (a request sent while the kernels compile waits, with $/progress).
+
+    python -m benchmarks.first_start [--model DIR] [--kernels DIR] [--limit 300] [--steps ...] [--out FILE]
+
+Steps, in this order, each in a fresh process and kernel cache folder `--kernels` (MLX_PTX_CACHE_DIR, emptied
+first; on a CPU there is no kernel cache and "ever" only means a fresh process):
+  server_ever     a server started with the empty kernel cache: process start -> initialize answered -> the
+                  answer to a completion sent at once (it waits for the load and compiles, with a workDoneToken),
+                  whether it was empty, and the $/progress it was shown (begin / reports / end);
+  warm_up_cached  `laya-lsp warm-up --json` on the kernels the server compiled;
+  warm_up_ever    the same with an empty kernel cache (compiles everything; fills the cache again);
+  server_cached   a fresh server on that filled cache: the same timings (the "kernels cached" first answer).
+Part `first-start` of benchmarks/gpu.py runs it per model on the GPU; on a CPU it checks the plumbing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TEXT = ("def mean(values):\n    total = 0\n    for v in values:\n        total += v\n    return total / len(values)"
+        "\n\n\ndef median(values):\n    ordered = sorted(values)\n    middle = len(ordered) // 2\n    return ")
+URI = "file:///first-start/stats.py"
+STEPS = ["server_ever", "warm_up_cached", "warm_up_ever", "server_cached"]
+
+
+def _kernels(folder: Path) -> int:
+    return len(list(folder.rglob("*"))) if folder.exists() else 0
+
+
+async def server_first_answer(model: str | None, limit: float) -> dict[str, Any]:
+    """A fresh server: times from process start to initialize and to the first completion's answer."""
+    from tests.lspclient import LspClient
+
+    cmd = [sys.executable, "-m", "laya_lsp", *(["--model", model] if model else [])]
+    t0 = time.perf_counter()
+    c = await LspClient.spawn(cmd, default_timeout=limit)
+    try:
+        await c.initialize()
+        initialized = time.perf_counter() - t0
+        await c.did_open(URI, TEXT)
+        end = TEXT.rsplit("\n", 1)
+        where = {"line": TEXT.count("\n"), "character": len(end[-1])}
+        resp = await c.request("textDocument/completion", {"textDocument": {"uri": URI}, "position": where,
+                                                           "workDoneToken": "first"}, timeout=limit)
+        answered = time.perf_counter() - t0
+        shown = [m["params"]["value"] for m in c.notifications
+                 if m["method"] == "$/progress" and m["params"]["token"] == "first"]
+        stats = await c.call("laya/stats", {"recent": 5})
+    finally:
+        await c.close()
+    model_info = stats.get("model") or {}
+    return {"to_initialized_s": round(initialized, 2), "to_first_answer_s": round(answered, 2),
+            "candidates": len((resp.get("result") or {}).get("items") or []), "error": resp.get("error"),
+            # the $/progress the request's wait was shown: begin, the load's steps, end (none: it did not wait)
+            "progress": {"reports": sum(v["kind"] == "report" for v in shown), "ended": bool(shown) and
+                         shown[-1]["kind"] == "end", "last_step": next((v.get("message") for v in reversed(shown)
+                                                                       if v["kind"] == "report"), None)},
+            "load_ms": model_info.get("load_ms"), "warmup_ms": model_info.get("warmup_ms"),
+            "records": [{k: r.get(k) for k in ("kind", "status", "prompt_tokens", "prefill_ms", "decode_ms",
+                                               "total_ms")} for r in stats.get("recent", [])]}
+
+
+def warm_up_command(model: str | None, limit: float) -> dict[str, Any]:
+    """`laya-lsp warm-up --json`: its summary, the wall time and its progress lines."""
+    cmd = [sys.executable, "-m", "laya_lsp", "warm-up", "--json", *(["--model", model] if model else [])]
+    t = time.perf_counter()
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=limit, check=False, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return {"timed_out": True, "limit_s": limit}
+    out: dict[str, Any] = {"wall_s": round(time.perf_counter() - t, 2), "rc": done.returncode}
+    try:
+        out.update(json.loads(done.stdout))
+    except ValueError:
+        out["stdout"] = done.stdout[-2000:]
+    out["progress"] = done.stderr.splitlines()[-40:]
+    return out
+
+
+def first_start(model: str | None, kernels: Path, limit: float, steps: list[str] = STEPS) -> dict[str, Any]:
+    """The steps of the module docstring (those named, in their order), on `model` (None: the embedded one)."""
+    os.environ["MLX_PTX_CACHE_DIR"] = str(kernels)
+    out: dict[str, Any] = {"date": time.strftime("%Y-%m-%dT%H:%M:%S"), "model": model or "(embedded)",
+                           "load_start": os.getloadavg()}
+
+    def step(name: str, fresh: bool, run: Any) -> None:
+        if fresh:
+            shutil.rmtree(kernels, ignore_errors=True)
+        try:
+            out[name] = run()
+        except (asyncio.TimeoutError, TimeoutError) as exc:
+            out[name] = {"timed_out": True, "limit_s": limit, "error": str(exc)}
+        out[name]["kernels_after"] = _kernels(kernels)
+        print(f"{name}: {json.dumps(out[name])}", flush=True)
+
+    runs = {"server_ever": (True, lambda: asyncio.run(server_first_answer(model, limit))),
+            "warm_up_cached": (False, lambda: warm_up_command(model, limit)),
+            "warm_up_ever": (True, lambda: warm_up_command(model, limit)),
+            "server_cached": (False, lambda: asyncio.run(server_first_answer(model, limit)))}
+    for name in steps:
+        step(name, *runs[name])
+    out["load_end"] = os.getloadavg()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--model", help="model directory (default: the embedded model)")
+    p.add_argument("--kernels", type=Path, default=Path("/tmp/laya-first-start-kernels"))
+    p.add_argument("--limit", type=float, default=300.0, help="seconds a step may take")
+    p.add_argument("--out", type=Path, help="write the JSON here too")
+    p.add_argument("--steps", default=",".join(STEPS), help="which steps, in order (a split run: "
+                   "server_ever,warm_up_cached,server_cached then warm_up_ever)")
+    args = p.parse_args(argv)
+    steps = args.steps.split(",")
+    if not set(steps) <= set(STEPS):
+        p.error(f"--steps: of {', '.join(STEPS)}")
+    result = first_start(args.model, args.kernels, args.limit, steps)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,63 @@
+"""Through the real server (the shipped model): what is unsure is not shown as ghost text, the list still offers
+it; a suggestion is cut where the model grows unsure and typing through the cut text still answers at once;
+nothing in another language than the buffer's is shown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest_lsp
+from conftest import DEFAULT_SERVER_CMD
+from lsphelpers import open_doc, position_at
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+BASE = {"debounceMs": 0, "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0}
+DOC = "import os\n\n\ndef main():\n    value = os.getcwd()\n    result = "
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=DEFAULT_SERVER_CMD))
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options=BASE))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def configure(client: LanguageClient, **settings: Any) -> None:
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": settings}))
+
+
+async def ghost(client: LanguageClient, uri: str, text: str, offset: int | None = None) -> list[str]:
+    res = await client.text_document_inline_completion_async(lsp.InlineCompletionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=position_at(text, len(text) if offset is None else offset),
+        context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Invoked)))
+    items = list(res.items if isinstance(res, lsp.InlineCompletionList) else (res or []))
+    return [i.insert_text if isinstance(i.insert_text, str) else i.insert_text.value for i in items]
+
+
+async def listed(client: LanguageClient, uri: str, text: str) -> list[str]:
+    res = await client.text_document_completion_async(lsp.CompletionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=position_at(text, len(text))))
+    items = list(res.items if isinstance(res, lsp.CompletionList) else (res or []))
+    return [i.text_edit.new_text for i in items if i.text_edit is not None]
+
+
+async def test_unsure_ghost_text_is_withheld_and_the_list_still_offers_it(client: LanguageClient):
+    uri = "file:///unsure.py"
+    open_doc(client, uri, DOC)
+    configure(client, **BASE, minConfidence=0.999)
+    assert await ghost(client, uri, DOC) == []
+    assert await listed(client, uri, DOC)  # the same candidates, ranked, in the list
+    configure(client, **BASE, minConfidence=0.0)  # 0 shows everything
+    assert await ghost(client, uri, DOC)
+
+
+async def test_nothing_in_another_language_in_a_python_file(client: LanguageClient):
+    # With the rule off, the model's answers here include `'use strict';` (empty file) and C's `#include`
+    # lines (a file of one blank line).
+    for name, text in (("empty.py", ""), ("blank.py", "\n")):
+        uri = f"file:///{name}"
+        open_doc(client, uri, text)
+        for texts in (await ghost(client, uri, text), await listed(client, uri, text)):
+            assert not any("use strict" in t or "#include" in t for t in texts), texts
