@@ -64,14 +64,14 @@ def tasks_of(half: str, files: int, per_file: int, extra: int) -> list[dict[str,
             group += [{**t, "set": f"files-{folder.name}", "doc": str(path)}
                       for t in sorted(chosen, key=lambda t: len(t["prefix"]))]
         per.append(group)
-    # round-robin over the languages: a collection stopped early is still balanced (each file keeps its cache)
-    tasks = [t for i in range(max(map(len, per))) for group in per if i < len(group) for t in [group[i]]]
     if half == "evaluation" and extra:
         single = EVALS / "humaneval-single-line-even.jsonl"
         rows = [json.loads(x) for x in single.open()][:extra] if single.exists() else []
-        tasks += [{"id": r["task_id"], "prefix": r["prompt"], "suffix": r["suffix"], "middle": r["canonical_solution"],
-                   "language": "python", "set": "humaneval-single", "doc": r["task_id"]} for r in rows]
-        tasks += [{**r, "set": "heldout-lines", "doc": r["id"]} for r in [json.loads(x) for x in HELDOUT.open()][:extra]]
+        per.append([{"id": r["task_id"], "prefix": r["prompt"], "suffix": r["suffix"], "middle": r["canonical_solution"],
+                     "language": "python", "set": "humaneval-single", "doc": r["task_id"]} for r in rows])
+        per.append([{**r, "set": "heldout-lines", "doc": r["id"]} for r in [json.loads(x) for x in HELDOUT.open()][:extra]])
+    # round-robin over the sets: a collection stopped early is still balanced (each file keeps its cache)
+    tasks = [group[i] for i in range(max(map(len, per))) for group in per if i < len(group)]
     return tasks
 
 
