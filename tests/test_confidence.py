@@ -10,7 +10,7 @@ from laya_lsp.config import Settings
 from laya_lsp.engine import Candidate, Status, Timings
 from laya_lsp.engine.loading.tokenizer import token_ends
 from laya_lsp.orchestrator.answers import Completion, Suggestion
-from laya_lsp.orchestrator.confidence import Calibration, cut, load_calibration, token_confidence, trace
+from laya_lsp.orchestrator.confidence import Calibration, calibration_for, cut, token_confidence, trace
 from laya_lsp.orchestrator.latency.base import typed_along
 from laya_lsp.orchestrator.records import Kind, RequestStats, Source
 from laya_lsp.syntax import SyntaxDocument
@@ -95,4 +95,6 @@ def test_for_kind_withholds_unsure_ghost_text_and_ranks_the_list() -> None:
 
 
 def test_default_min_confidence_is_the_calibrations() -> None:
-    assert Settings().min_confidence == load_calibration().threshold
+    default = calibration_for("default")
+    assert default is not None and Settings().min_confidence == default.threshold
+    assert calibration_for("a-model-never-calibrated") is None  # its suggestions are neither cut nor withheld

@@ -191,13 +191,13 @@ def fit(args: argparse.Namespace) -> None:
     print("chosen:", chosen)
     if args.write:
         cal = cals[chosen]
-        CALIBRATION_FILE.write_text(json.dumps({
-            "about": "p(the text up to a token is right as far as it goes) = sigmoid(intercept + coef . features of the "
-                     "tokens so far), fitted by training/confidence_fit.py on the calibration half of "
-                     "benchmarks/data/heldout-files; threshold: the default minConfidence (most characters saved "
-                     f"on that half where the mean confidence of what is shown is >= {args.precision})",
+        stored = json.loads(CALIBRATION_FILE.read_text())
+        stored["models"][args.model_name] = {
             "model": chosen, "intercept": cal.intercept, "coef": cal.coef, "threshold": cal.threshold,
-            "calibration_half": report[chosen]["calibration"], "tokens": report[chosen]["tokens"]}, indent=1) + "\n")
+            "fit": f"most characters saved on the calibration half where the mean confidence of what is shown is >= "
+                   f"{args.precision}", "calibration_half": report[chosen]["calibration"],
+            "tokens": report[chosen]["tokens"]}
+        CALIBRATION_FILE.write_text(json.dumps(stored, indent=1) + "\n")
 
 
 def _beats(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -209,9 +209,11 @@ def _beats(a: dict[str, Any], b: dict[str, Any]) -> bool:
 def table(args: argparse.Namespace) -> None:
     """Markdown tables of the evaluation half: uncut (minConfidence 0, as before the cut) against the shipped
     calibration at its threshold, per set and per position class (`--threshold` another one)."""
-    from laya_lsp.orchestrator.confidence import load_calibration
+    from laya_lsp.orchestrator.confidence import calibration_for
 
-    rows, cal = rows_of(DATA / "evaluation.jsonl"), load_calibration()
+    rows, found = rows_of(DATA / "evaluation.jsonl"), calibration_for(args.model_name)
+    assert found is not None, f"no calibration for {args.model_name} in {CALIBRATION_FILE}"
+    cal = found
     threshold = args.threshold if args.threshold is not None else cal.threshold
     uncut = shown_texts(rows, cal, 0.0)
     cut_ = shown_texts(rows, cal, threshold)
@@ -242,8 +244,10 @@ def main() -> None:
     f = sub.add_parser("fit")
     f.add_argument("--precision", type=float, default=0.65, help="the least precision the threshold keeps")
     f.add_argument("--write", action="store_true")
+    f.add_argument("--model-name", default="default", help="the name the server knows the model by (ModelInfo.name)")
     t = sub.add_parser("table")
     t.add_argument("--threshold", type=float)
+    t.add_argument("--model-name", default="default")
     args = p.parse_args()
     if args.command == "table":
         table(args)

@@ -28,7 +28,7 @@ class Suggestion:
     rules: list[str] = field(default_factory=list)
     fixed: bool = False
     # The calibrated probability that `text` is right as far as it goes (every line of it a prefix of what the
-    # person writes), from the model's token probabilities (confidence.py); 1.0 where there were none.
+    # person writes), from the model's token probabilities (confidence.py); 1.0 for a model never calibrated.
     confidence: float = 1.0
     cut: bool = False  # cut short of the model's (cleaned) text where the model grew unsure
     token_ends: list[int] = field(default_factory=list)  # the model's tokens over `text`: where each ends
@@ -118,9 +118,11 @@ def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: Comple
 
 def sure(s: Suggestion, raw: Candidate, doc: SyntaxDocument, min_confidence: float,
          calibration: Calibration | None = None) -> Suggestion:
-    """`s` (made from `raw`) with the model's tokens carried over, its confidence, cut at `min_confidence` (0:
-    never cut)."""
+    """`s` (made from `raw`) with the model's tokens carried over, its confidence under the model's `calibration`,
+    cut at `min_confidence` (0: never cut; no calibration: confidence 1.0, never cut)."""
     ends, lps = trace(s.text, raw)
+    if calibration is None:  # a model never calibrated: carried tokens, never cut
+        return replace(s, token_ends=ends, token_logprobs=lps)
     conf = token_confidence(lps, doc.language, calibration)
     shown = cut(s.text, ends, conf, min_confidence, doc)
     keep = [i for i, end in enumerate(ends) if end <= len(shown.text)] if shown.short else list(range(len(ends)))
