@@ -80,7 +80,7 @@ async def test_ghost_text_is_cut_where_the_model_grows_unsure_and_typing_through
             break
     assert len(shown) > 1 and whole.startswith(shown) and len(shown) < len(whole), (shown, whole)
     # Typing its first character: the rest of the cut text at once, from what was shown (no model run).
-    configure(client, **BASE, minConfidence=threshold, typedThrough=True)
+    configure(client, **{**BASE, "minConfidence": threshold, "typedThrough": True})
     change(client, uri, 2, position_at(LONG, len(LONG)), position_at(LONG, len(LONG)), shown[0])
     assert (await ghost(client, uri, LONG + shown[0]))[:1] == [shown[1:]]
     record = (await stats(client, recent=1))["recent"][-1]

@@ -29,16 +29,30 @@ class Suggestion:
     fixed: bool = False
     # The calibrated probability that `text` is right as far as it goes (every line of it a prefix of what the
     # person writes), from the model's token probabilities (confidence.py); 1.0 for a model never calibrated.
-    confidence: float = 1.0
-    cut: bool = False  # cut short of the model's (cleaned) text where the model grew unsure
+    confidence: float = 1.0  # (of what ghost text shows: `text[:cut_at]`)
+    # Ghost text shows `text[:cut_at]`: where the model grew unsure (None: all of it). The completion list offers
+    # the whole `text`, which passed the syntax checks (a list item is a choice made on purpose).
+    cut_at: int | None = None
     token_ends: list[int] = field(default_factory=list)  # the model's tokens over `text`: where each ends
     token_logprobs: list[float] = field(default_factory=list)
 
+    @property
+    def cut(self) -> bool:
+        """Ghost text shows less than the whole suggestion."""
+        return self.cut_at is not None
+
+    def ghost(self) -> Suggestion:
+        """What ghost text shows of it."""
+        return self if self.cut_at is None else replace(self, text=self.text[: self.cut_at], cut_at=None)
+
     def trimmed(self, n: int) -> Suggestion:
-        """The suggestion with its first `n` characters typed through (its confidence stays: a lower bound)."""
+        """The suggestion with its first `n` characters typed through (its confidence stays: a lower bound; typed
+        past the sure part, ghost text shows nothing of it)."""
         keep = [i for i, end in enumerate(self.token_ends) if end > n]
+        cut_at = None if self.cut_at is None else max(0, self.cut_at - n)
         return replace(self, text=self.text[n:], token_ends=[self.token_ends[i] - n for i in keep],
-                       token_logprobs=[self.token_logprobs[i] for i in keep])
+                       token_logprobs=[self.token_logprobs[i] for i in keep], cut_at=cut_at,
+                       confidence=0.0 if cut_at == 0 else self.confidence)
 
 
 @dataclass
@@ -89,8 +103,11 @@ def shown_for(suggestions: list[Suggestion], kind: Kind, threshold: float) -> tu
     """What a `kind` request shows of `suggestions`, and whether that is unsure (see `Completion.for_kind`)."""
     sure = [s for s in suggestions if s.confidence >= threshold]
     unsure = sorted((s for s in suggestions if s.confidence < threshold), key=lambda s: -s.confidence)
-    shown = sure if kind is Kind.INLINE else sure + unsure
-    return shown, bool(unsure) and not sure or bool(shown) and shown[0].cut
+    doubt = bool(unsure) and not sure or bool(sure) and sure[0].cut
+    if kind is Kind.INLINE:
+        ghosts = [s.ghost() for s in sure]
+        return [g for i, g in enumerate(ghosts) if g.text not in {x.text for x in ghosts[:i]}], doubt
+    return sure + unsure, doubt
 
 
 
@@ -109,7 +126,6 @@ def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: Comple
                  result.candidates[c.source_index], doc, min_confidence, calibration)
             for c in detailed.candidates
         ]
-        suggestions = [s for i, s in enumerate(suggestions) if s.text not in {x.text for x in suggestions[:i]}]
     rejected: dict[str, int] = {}
     for r in detailed.rejected if syntax is not None else []:
         rejected[r.reason] = rejected.get(r.reason, 0) + 1
@@ -125,9 +141,8 @@ def sure(s: Suggestion, raw: Candidate, doc: SyntaxDocument, min_confidence: flo
         return replace(s, token_ends=ends, token_logprobs=lps)
     conf = token_confidence(lps, doc.language, calibration)
     shown = cut(s.text, ends, conf, min_confidence, doc)
-    keep = [i for i, end in enumerate(ends) if end <= len(shown.text)] if shown.short else list(range(len(ends)))
-    return replace(s, text=shown.text, confidence=shown.confidence, cut=shown.short,
-                   token_ends=[ends[i] for i in keep], token_logprobs=[lps[i] for i in keep])
+    return replace(s, confidence=shown.confidence, cut_at=len(shown.text) if shown.short else None,
+                   token_ends=ends, token_logprobs=lps)
 
 
 def raw_lines(result: CompletionResult, plan: CompletionPlan, doc: SyntaxDocument,
