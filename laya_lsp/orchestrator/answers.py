@@ -126,6 +126,9 @@ def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: Comple
                  result.candidates[c.source_index], doc, min_confidence, calibration)
             for c in detailed.candidates
         ]
+    if syntax is not None:  # the order every kind shows: sure ones in model order, then the rest, surest first
+        sure_ = [x for x in suggestions if x.confidence >= min_confidence]
+        suggestions = sure_ + sorted((x for x in suggestions if x.confidence < min_confidence), key=lambda x: -x.confidence)
     rejected: dict[str, int] = {}
     for r in detailed.rejected if syntax is not None else []:
         rejected[r.reason] = rejected.get(r.reason, 0) + 1
