@@ -276,6 +276,10 @@ def markdown_table(result: dict[str, Any]) -> str:
          f"{_f(h.get('laya_engine_k5_over_k1_1buf'), '{:.2f}x')} / {_f(h.get('laya_engine_k5_over_k1_3buf'), '{:.2f}x')}"
          f" | ≤ 1.5x |"),
     ]
+    if result.get("pauses"):
+        from benchmarks.pause_replay import table_row
+
+        lines.append(table_row(result["pauses"]))
     for q in ("f32", "f16"):
         if h.get(f"llamacpp_{q}_3buf_p50_ms") is not None:
             lines.append(

@@ -54,7 +54,8 @@ def parity(path: Path, threads: int, ref: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run_prompts(path: Path, threads: int, ps: dict[str, Any], limit: int = 0, warm_first: bool = False) -> dict[str, Any]:
+def run_prompts(path: Path, threads: int, ps: dict[str, Any], limit: int = 0,
+                warm_first: bool = False) -> dict[str, Any]:
     """One Llama per document; time every prompt (prefill of what is not cached + greedy decode). `warm_first`:
     each document's context first evaluates its first prompt but the last token, untimed (warmed at the typing
     position, as laya is by `laya/focus`)."""
