@@ -25,8 +25,13 @@ def _latency(ms: list[float]) -> dict[str, Any]:
     s = sorted(ms)
     if not s:
         return {"n": 0}
-    return {"n": len(s), "p50_ms": round(statistics.median(s), 2), "p95_ms": round(s[min(len(s) - 1, int(0.95 * len(s)))], 2),
-            "max_ms": round(s[-1], 2), "mean_ms": round(statistics.fmean(s), 2)}
+    return {
+        "n": len(s),
+        "p50_ms": round(statistics.median(s), 2),
+        "p95_ms": round(s[min(len(s) - 1, int(0.95 * len(s)))], 2),
+        "max_ms": round(s[-1], 2),
+        "mean_ms": round(statistics.fmean(s), 2),
+    }
 
 
 def new_llama(path: Path, threads: int, n_ctx: int = 2048, logits_all: bool = False) -> Any:
