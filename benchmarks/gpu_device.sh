@@ -35,10 +35,14 @@ prepare)
   (cd /tmp/laya-mlxcuda/x && unzip -q ../mlx_cuda_13-*.whl && tar cf - . | xz -9e -T2 > ../mlxcuda.tar.xz)
   # Uneven parts: the first travels with the other wheels, the last with the run (each call <= 64 MiB with the
   # ~27 MB checkout).
+  # Cut with dd (whole MB blocks), not `tail | head`: under pipefail head's early exit kills tail with SIGPIPE
+  # (exit 141) and the script stops before the last part.
   rm -f "$W"/mlxcuda.part*
-  head -c 31000000 /tmp/laya-mlxcuda/mlxcuda.tar.xz > "$W/mlxcuda.part0"
-  tail -c +31000001 /tmp/laya-mlxcuda/mlxcuda.tar.xz | head -c 38000000 > "$W/mlxcuda.part1"
-  tail -c +69000001 /tmp/laya-mlxcuda/mlxcuda.tar.xz > "$W/mlxcuda.part2"
+  xz=/tmp/laya-mlxcuda/mlxcuda.tar.xz
+  dd if="$xz" of="$W/mlxcuda.part0" bs=1000000 count=31 status=none
+  dd if="$xz" of="$W/mlxcuda.part1" bs=1000000 skip=31 count=38 status=none
+  dd if="$xz" of="$W/mlxcuda.part2" bs=1000000 skip=69 status=none
+  [ "$(cat "$W"/mlxcuda.part* | cmp - "$xz" && echo same)" = same ]  # the parts are the archive, whole
   ls -la "$W" "$W/deps"
   ;;
 stage)

@@ -6,14 +6,16 @@ over time and latency drift.
 Each document has a stretch of real source deleted and re-typed one keystroke at a time (didChange + a completion
 or inline request per keystroke, the previous request cancelled if still pending, like an editor); buffers switch
 every few lines, and now and then one is closed and reopened. Text never grows, so memory should not either.
-The first --warmup share of the run is warm-up; after it, RSS growth (target <= 5 %) and the drift of the p50/p95
-keystroke latency between the first and the last post-warm-up windows are reported and saved as JSON under
-benchmarks/results/, with the requests that ended in an engine error counted by cause (the server's
+The first --warmup share of the run is warm-up; the samples after it are cut into --windows windows, and RSS
+growth (target <= 5 %) and the drift of the p50/p95 keystroke latency (target <= 10 % for p50) are the medians of
+the last window against the first (every window's RSS median is kept, so a trend shows); they are saved as JSON
+under benchmarks/results/, with the requests that ended in an engine error counted by cause (the server's
 `laya/stats` `by_error`) and the server's logged error lines. Each sample also keeps the server's memory report
 (`laya/stats` with "memory": MLX active/cache, malloc, Python objects by type; with --trace-malloc, the source
-lines whose allocations grew), so a growth can be attributed. The run passes with RSS growth within the target,
-no protocol errors and no engine errors. Without --model (and without an embedded model) the tests' tiny random
-model is used.
+lines whose allocations grew), so a growth can be attributed (the same windows' medians of MLX, malloc, Python
+objects and KV caches). The run passes with RSS growth and p50 drift within their targets, no protocol errors and
+no engine errors. `--analyse FILE` gives the verdict on a saved run's samples without running. Without --model
+(and without an embedded model) the tests' tiny random model is used.
 """
 
 from __future__ import annotations
@@ -201,14 +203,26 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     await c.close()
     # The server's logged faults (tracebacks and error lines), so an engine error comes with its cause.
     server_errors = [line for line in c.stderr.splitlines() if " ERROR " in line or "Error" in line][:MAX_LOGGED]
-    return {"server_errors": server_errors, "samples": samples, "counts": counts, "exit_code": code, "final_stats": final["summary"],
-            "final_memory": final["memory"]}
+    return {
+        "server_errors": server_errors,
+        "samples": samples,
+        "counts": counts,
+        "exit_code": code,
+        "final_stats": final["summary"],
+        "final_memory": final["memory"],
+    }
 
 
-def _ends(windows: list[dict]) -> tuple[list[dict], list[dict]]:
-    """The first and the last fifth of a run's windows (at least 2 each)."""
-    k = max(2, len(windows) // 5)
-    return windows[:k], windows[-k:]
+def windows_of(samples: list[dict], n: int) -> list[list[dict]]:
+    """`samples` cut into `n` consecutive windows of (nearly) equal count."""
+    n = max(1, min(n, len(samples)))
+    size, extra = divmod(len(samples), n)
+    out, at = [], 0
+    for i in range(n):
+        k = size + (1 if i < extra else 0)
+        out.append(samples[at: at + k])
+        at += k
+    return out
 
 
 def _memory_mb(sample: dict) -> dict[str, float]:
@@ -216,41 +230,61 @@ def _memory_mb(sample: dict) -> dict[str, float]:
     mem = sample.get("memory") or {}
     mlx, heap = mem.get("mlx") or {}, mem.get("malloc") or {}
     return {"mlx_active_mb": mlx.get("activeBytes", 0) / 2**20, "mlx_cache_mb": mlx.get("cacheBytes", 0) / 2**20,
-            "malloc_in_use_mb": heap.get("inUseBytes", 0) / 2**20, "python_objects": mem.get("pythonObjects", 0)}
+            "malloc_in_use_mb": heap.get("inUseBytes", 0) / 2**20,
+            "malloc_free_in_heap_mb": heap.get("freeInHeapBytes", 0) / 2**20,
+            "python_objects": mem.get("pythonObjects", 0), "kv_cache_mb": sample.get("cache_mb", 0.0)}
 
 
-def analyse(samples: list[dict], warmup: float) -> dict[str, Any]:
+def _median(ws: list[dict], key: str) -> float:
+    return float(statistics.median(s[key] for s in ws))
+
+
+def analyse(samples: list[dict], warmup: float, n_windows: int = 5) -> dict[str, Any]:
+    """RSS growth and latency drift on windowed medians: the post-warm-up samples cut into `n_windows` windows,
+    the median of the first against the median of the last (one sample is noise: RSS swings by +-10 MB from one
+    sample to the next as caches fill and are trimmed). Every window's median is kept, so a trend shows."""
     total = samples[-1]["t_s"] if samples else 0
     post = [s for s in samples if s["t_s"] >= warmup * total]
-    if len(post) < 4:
-        return {"note": "too few samples after warm-up"}
-    first, last = _ends(post)
-    base = statistics.mean(s["rss_mb"] for s in first)
-    end = statistics.mean(s["rss_mb"] for s in last)
+    if len(post) < 2 * n_windows:
+        return {"note": f"too few samples after warm-up ({len(post)}) for {n_windows} windows"}
+    ws = windows_of(post, n_windows)
+    first, last = ws[0], ws[-1]
+    base, end = _median(first, "rss_mb"), _median(last, "rss_mb")
+    mem_first = {k: statistics.median(_memory_mb(s)[k] for s in first) for k in _memory_mb(post[0])}
+    mem_last = {k: statistics.median(_memory_mb(s)[k] for s in last) for k in _memory_mb(post[0])}
     out: dict[str, Any] = {
+        "method": f"windowed medians: {n_windows} windows of ~{len(first)} samples after a {warmup:.0%} warm-up",
         "warmup_share": warmup,
+        "rss_window_medians_mb": [round(_median(w, "rss_mb"), 1) for w in ws],
         "rss_after_warmup_mb": round(base, 1),
         "rss_end_mb": round(end, 1),
         "rss_max_mb": round(max(s["rss_mb"] for s in post), 1),
         "rss_growth_pct": round(100 * (end - base) / base, 2),
-        # Where a growth would be: the same windows through the server's memory report.
-        "server_memory_growth": {key: round(statistics.mean(_memory_mb(s)[key] for s in last)
-                                            - statistics.mean(_memory_mb(s)[key] for s in first), 2)
-                                 for key in _memory_mb(post[0])},
+        # Where a growth would be: the same windows' medians through the server's memory report.
+        "server_memory_growth": {k: round(mem_last[k] - mem_first[k], 2) for k in mem_first},
     }
-    # A window in which no keystroke was answered (a busy machine) has no percentiles: drift uses the others.
+    # A sample in which no keystroke was answered (a busy machine) has no percentiles: drift uses the others.
     answered = [s for s in post if s["n"] > 0]
-    if len(answered) < 4:
-        return {**out, "latency_note": "too few windows with answered keystrokes after warm-up"}
-    lat_first, lat_last = _ends(answered)
-
-    def med(ws: list[dict], key: str) -> float:
-        return statistics.median(s[key] for s in ws)
-
+    if len(answered) < 2 * n_windows:
+        return {**out, "latency_note": "too few samples with answered keystrokes after warm-up"}
+    lw = windows_of(answered, n_windows)
     for q in ("p50", "p95"):
-        a, b = med(lat_first, f"{q}_ms"), med(lat_last, f"{q}_ms")
+        a, b = _median(lw[0], f"{q}_ms"), _median(lw[-1], f"{q}_ms")
         out.update({f"{q}_first_ms": a, f"{q}_last_ms": b, f"{q}_drift_pct": round(100 * (b - a) / max(a, 1e-9), 1)})
     return out
+
+
+def verdict(result: dict[str, Any], counts: dict[str, int], final_stats: dict[str, Any],
+            args: argparse.Namespace) -> dict[str, Any]:
+    """The run passes with RSS growth and p50 latency drift (windowed medians) within their targets, no protocol
+    errors and no engine errors."""
+    result["engine_errors"] = final_stats["by_status"].get("error", 0)
+    result["engine_error_causes"] = final_stats.get("by_error", {})
+    result["targets"] = {"rss_growth_pct": args.target_growth_pct, "p50_drift_pct": args.target_drift_pct}
+    result["ok"] = bool(result.get("rss_growth_pct", 1e9) <= args.target_growth_pct
+                        and abs(result.get("p50_drift_pct", 1e9)) <= args.target_drift_pct
+                        and counts["errors"] == 0 and result["engine_errors"] == 0)
+    return result
 
 
 def main() -> int:
@@ -261,24 +295,32 @@ def main() -> int:
     p.add_argument("--interval-ms", type=float, default=110.0, help="mean time between keystrokes (default 110)")
     p.add_argument("--sample-s", type=float, default=15.0, help="seconds between RSS/latency samples (default 15)")
     p.add_argument("--warmup", type=float, default=0.2, help="share of the run that is warm-up (default 0.2)")
+    p.add_argument("--windows", type=int, default=5, help="post-warm-up windows for the medians (default 5)")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--target-growth-pct", type=float, default=5.0)
+    p.add_argument("--target-drift-pct", type=float, default=10.0, help="p50 latency drift target (default 10)")
     p.add_argument("--trace-malloc", action="store_true",
                    help="run the server under tracemalloc: each sample lists the source lines whose allocations grew "
                         "(slows the server; for finding a leak, not for the reported numbers)")
+    p.add_argument("--analyse", type=Path, metavar="RESULT_JSON",
+                   help="no run: give the verdict (with the options above) on a saved soak result's samples")
+    p.add_argument("--name", default="soak", help="results file name after the date (default soak)")
     args = p.parse_args()
-    args.model = args.model or default_model()
-    print(f"soak: {args.minutes} min, {args.docs} documents, model {args.model}", flush=True)
-    out = asyncio.run(soak(args))
-    result = analyse(out["samples"], args.warmup)
-    # Engine errors end a request answered empty (not a protocol error): the server's stats count them by cause.
-    result["engine_errors"] = out["final_stats"]["by_status"].get("error", 0)
-    result["engine_error_causes"] = out["final_stats"].get("by_error", {})
-    result["ok"] = bool(result.get("rss_growth_pct", 1e9) <= args.target_growth_pct and out["counts"]["errors"] == 0
-                        and result["engine_errors"] == 0)
+    if args.analyse is not None:
+        from benchmarks.common import load_result
+
+        out = load_result(args.analyse)
+    else:
+        args.model = args.model or default_model()
+        print(f"soak: {args.minutes} min, {args.docs} documents, model {args.model}", flush=True)
+        out = asyncio.run(soak(args))
+    result = verdict(analyse(out["samples"], args.warmup, args.windows), out["counts"], out["final_stats"], args)
     print({**out["counts"], "exit_code": out["exit_code"]})
     print(result)
-    path = save("soak", {"args": {k: str(v) for k, v in vars(args).items()}, "result": result, **out})
+    keep = {k: v for k, v in out.items() if k not in ("args", "result", "date", "machine")}
+    extra = {"analysed": str(args.analyse), "run_args": out.get("args"), "run_date": out.get("date"),
+             "run_machine": out.get("machine")} if args.analyse else {}
+    path = save(args.name, {"args": {k: str(v) for k, v in vars(args).items()}, "result": result, **extra, **keep})
     print("saved", path)
     return 0 if result["ok"] else 1
 

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from . import __version__, bootstrap
 from .bootstrap import MODEL_ENV, use_fast_blas
+from .exit_codes import EXIT_CODES, usage_error
+from .limits import MAX_MESSAGE_BYTES, HttpOptions
 
 if TYPE_CHECKING:
     from .config import Settings
@@ -43,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="laya-lsp",
         description="Local, low-latency code completions and decisions from an MLX model over LSP. "
         "With no command, serves LSP over stdio.",
+        epilog=EXIT_CODES,
     )
     parser.add_argument("--version", action="version", version=f"laya-lsp {__version__}")
     sub = parser.add_subparsers(dest="command")
@@ -54,9 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
     serve.add_argument("--allow-remote", action="store_true",
                        help="allow a non-loopback --host (the protocol has no authentication: use with care)")
-    serve.add_argument("--max-message-bytes", type=int, default=64 * 2**20,
+    serve.add_argument("--max-message-bytes", type=int, default=MAX_MESSAGE_BYTES,
                        help="largest LSP message (Content-Length) read; larger ones are answered with an error and "
-                       "dropped (default 64 MiB)")
+                       f"dropped (default {MAX_MESSAGE_BYTES // 2**20} MiB)")
     _add_model_options(serve)
 
     comp = sub.add_parser("complete", help="print candidates and timings for one position, without an editor")
@@ -72,13 +75,19 @@ def build_parser() -> argparse.ArgumentParser:
     http.add_argument("--allow-remote", action="store_true",
                       help="allow a non-loopback --host (set a --token too)")
     http.add_argument("--token", help="require 'Authorization: Bearer TOKEN' on /v1/* (default: LAYA_HTTP_TOKEN)")
-    http.add_argument("--max-in-flight", type=int, default=4,
-                      help="requests holding model work at once (default 4)")
-    http.add_argument("--max-queue", type=int, default=16,
-                      help="requests waiting behind those; beyond, 429 with Retry-After (default 16)")
-    http.add_argument("--max-body-bytes", type=int, default=4 * 2**20, help="request body limit (default 4 MiB)")
-    http.add_argument("--max-sessions", type=int, default=256,
-                      help="sessions remembered; least recently used are forgotten first (default 256)")
+    limits = HttpOptions()
+    http.add_argument("--max-in-flight", type=int, default=limits.max_in_flight,
+                      help=f"requests holding model work at once (default {limits.max_in_flight})")
+    http.add_argument("--max-queue", type=int, default=limits.max_queue,
+                      help=f"requests waiting behind those; beyond, 429 with Retry-After (default {limits.max_queue})")
+    http.add_argument("--max-body-bytes", type=int, default=limits.max_body_bytes,
+                      help=f"request body limit (default {limits.max_body_bytes // 2**20} MiB)")
+    http.add_argument(
+        "--max-sessions",
+        type=int,
+        default=limits.max_sessions,
+        help=f"sessions remembered; least recently used are forgotten first (default {limits.max_sessions})",
+    )
     _add_model_options(http)
 
     doctor = sub.add_parser("doctor", help="report platform, MLX device, BLAS, threads, memory and model")
@@ -101,7 +110,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     try:
         return resolve_settings(args.settings, args.model, args.allow_download)
     except SettingsError as exc:
-        raise SystemExit(f"laya-lsp: {exc}") from None
+        usage_error(str(exc))
 
 
 def main(argv: list[str] | None = None) -> int:

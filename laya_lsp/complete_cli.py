@@ -12,6 +12,7 @@ from pathlib import Path
 from . import bootstrap
 from .config import Settings
 from .engine import ModelInfo, ModelLoadError
+from .exit_codes import EXIT_FAILED, usage_error
 from .orchestrator import Completion, Kind, Status
 from .syntax import SyntaxDocument
 from .syntax.positions import PositionError, strict_offset
@@ -26,7 +27,7 @@ def parse_location(loc: str) -> tuple[Path, int, int]:
         path, line, col = loc.rsplit(":", 2)
         return Path(path), int(line), int(col)
     except ValueError:
-        raise SystemExit(f"laya-lsp: expected FILE:LINE:COL, got {loc!r}") from None
+        usage_error(f"expected FILE:LINE:COL, got {loc!r}")
 
 
 def offset_of(text: str, line: int, col: int) -> int:
@@ -34,7 +35,7 @@ def offset_of(text: str, line: int, col: int) -> int:
     try:
         return strict_offset(text, line, col, "utf-32", base=1)
     except PositionError as exc:
-        raise SystemExit(f"laya-lsp: {exc}") from None
+        usage_error(str(exc))
 
 
 def run_complete(args: argparse.Namespace, settings: Settings) -> int:
@@ -43,15 +44,14 @@ def run_complete(args: argparse.Namespace, settings: Settings) -> int:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        print(f"laya-lsp: cannot read {path}: {exc}", file=sys.stderr)
-        return 2
+        usage_error(f"cannot read {path}: {exc}")
     offset = offset_of(text, line, col)
     t0 = time.perf_counter()
     try:
         orchestrator = bootstrap.start(settings)
     except ModelLoadError as exc:
         print(f"laya-lsp: model not loaded: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     load_ms = (time.perf_counter() - t0) * 1000
     engine = orchestrator.engine
     info = engine.model_info()

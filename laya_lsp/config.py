@@ -6,12 +6,14 @@ as editors write them. Unknown keys are reported, never silently dropped into th
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 import cattrs
 from cattrs.gen import make_dict_structure_fn, override
 
+from .decisions.decide import DEFAULT_DECISION_TOKENS, DEFAULT_THRESHOLD
 from .engine import EngineSettings, format_names
 from .syntax import SyntaxSettings
 
@@ -22,7 +24,7 @@ class FallbackSettings:
 
     url: str = ""
     model: str = ""
-    threshold: float = 0.5
+    threshold: float = DEFAULT_THRESHOLD
     timeout_ms: int = 3000
     api_key: str = ""
     # Completions: "unsure" hands off where the local answer is unsure, "always" at every model run, "off" never.
@@ -40,7 +42,7 @@ _SYNTAX = SyntaxSettings()
 
 @dataclass
 class Settings:
-    """Every documented configuration key (README, "Configuration")."""
+    """Every documented configuration key (README, "Settings")."""
 
     model: str = ""  # local mlx-lm directory or Hugging Face repo id; empty = embedded default model
     allow_download: bool = False
@@ -49,7 +51,7 @@ class Settings:
     # types) get this many: two arrive in time for about twice as many keystrokes as five, and survive the
     # syntax checks more often than one (docs/benchmarks.md, "Candidates while typing"); an explicit request
     # (Ctrl+Space, "show inline suggestions") gets `candidates`.
-    typing_candidates: int = 2
+    typing_candidates: int = _ENGINE.typing_candidates
     max_tokens: int = _ENGINE.max_tokens
     debounce_ms: int = int(_ENGINE.debounce_ms)
     context_tokens: int = _ENGINE.context_tokens
@@ -84,8 +86,8 @@ class Settings:
     # least this (orchestrator/confidence.py): ghost text shows nothing less sure, the list ranks it last.
     # 0 shows everything; the default is the calibration's threshold (confidence.json; a test keeps them equal).
     min_confidence: float = 0.55
-    decision_tokens: int = 256
-    decision_threshold: float = 0.5
+    decision_tokens: int = DEFAULT_DECISION_TOKENS
+    decision_threshold: float = DEFAULT_THRESHOLD
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
 
     def syntax(self) -> SyntaxSettings:
@@ -157,7 +159,9 @@ def _converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
     for cls in (FallbackSettings, Settings):  # nested class first: the outer hook captures its hook
         overrides: dict[str, Any] = {f.name: override(rename=_camel(f.name)) for f in fields(cls)}
-        conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides))
+        conv.register_structure_hook(
+            cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides)
+        )
     return conv
 
 
@@ -185,8 +189,12 @@ def parse_settings(raw: Any, base: Settings | None = None) -> Settings:
         raise SettingsError(f"laya settings must be an object, got {type(raw).__name__}")
     if "laya" in raw and isinstance(raw["laya"], dict) and len(raw) == 1:
         raw = raw["laya"]
+    raw = _accept_snake_case(raw)
+    _check_known(raw, Settings, "laya.")
+    if isinstance(raw.get("fallback"), dict):
+        _check_known(raw["fallback"], FallbackSettings, "laya.fallback.")
     merged = _unstructure(base)
-    for k, v in _accept_snake_case(raw).items():
+    for k, v in raw.items():
         if k == "fallback" and isinstance(v, dict):
             merged["fallback"] = {**merged["fallback"], **v}
         else:
@@ -201,6 +209,16 @@ def parse_settings(raw: Any, base: Settings | None = None) -> Settings:
     _check_types_and_limits(merged, settings, "laya.")
     _check_types_and_limits(merged["fallback"], settings.fallback, "laya.fallback.")
     return settings
+
+
+def _check_known(raw: dict[str, Any], cls: type, where: str) -> None:
+    """An unknown key is named with the known one closest to it (a typo says what it meant)."""
+    known = [_camel(f.name) for f in fields(cls)]
+    for key in raw:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            hint = f"; did you mean {where}{close[0]}?" if close else f" (known: {', '.join(known)})"
+            raise SettingsError(f"unknown setting {where}{key}{hint}")
 
 
 def _check_types_and_limits(raw: dict[str, Any], s: Settings | FallbackSettings, where: str) -> None:

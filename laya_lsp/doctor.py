@@ -13,6 +13,7 @@ from typing import Any
 from .blas import DEFAULT_PACKAGE, active_blas, blas_info, installed_libraries, sgemm_binding
 from .config import Settings
 from .device import gpu_info, installed_backend, kernel_cache_info, mlx_device_kind
+from .exit_codes import EXIT_FAILED, EXIT_OK
 
 # What a user may set to change the BLAS laya loads, its kernels or its threads.
 BLAS_ENV = ("LAYA_BLAS_LIBRARY", "LAYA_NO_BLAS_PRELOAD", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
@@ -90,9 +91,11 @@ def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
         from .first_start import warm_up
 
         info["warm_up"] = warm_up(settings, lambda line: print(line, file=sys.stderr, flush=True))
+    # The model missing (or unreadable) is a failure (exit_codes.py: 1), so a script checking the set-up sees it.
+    failed = "error" in info["model"] or "error" in info.get("warm_up", {})
     if args.json:
         print(json.dumps(info, indent=2))
-        return 0
+        return EXIT_FAILED if failed else EXIT_OK
     width = max(len(k) for k in info)
     for key, value in info.items():
         if isinstance(value, dict):
@@ -101,4 +104,7 @@ def run_doctor(args: argparse.Namespace, settings: Settings) -> int:
     if info["device_kind"] == "cpu" and "reference BLAS" in info["blas"]:
         print(f"\nwarning: MLX is using the slow reference BLAS; install BLIS "
               f"(Debian/Ubuntu: apt-get install {DEFAULT_PACKAGE}) for much faster CPU inference")
-    return 0
+    if failed:
+        print(f"\nerror: no usable model: {info['model'].get('error') or info['warm_up'].get('error')}",
+              file=sys.stderr)
+    return EXIT_FAILED if failed else EXIT_OK

@@ -38,7 +38,9 @@ def test_doctor_reports_blas_device_and_model():
     assert (info["gpu"] is None) == (info["device_kind"] == "cpu")
     if sys.platform == "linux" and info["device_kind"] == "cpu" and info["blas_installed"]:
         detail = info["blas_detail"]
-        assert detail["chosen"] and detail["config"] and detail["kernel"], "doctor names the BLAS, its build and kernels"
+        assert detail["chosen"] and detail["config"] and detail["kernel"], (
+            "doctor names the BLAS, its build and kernels"
+        )
         assert info["mlx_sgemm_binds_to"] == os.path.realpath(detail["library"]), \
             "MLX's matmul must bind to the BLAS laya loaded"
 
@@ -88,7 +90,7 @@ def test_complete_rejects_positions_outside_the_file(tmp_path: Path):
     src = tmp_path / "b.py"
     src.write_text("x = 1\n")
     res = run("complete", f"{src}:9:1", "--model", str(TINY_MODEL), check=False)
-    assert res.returncode != 0 and "is outside the text" in res.stderr
+    assert res.returncode == 2 and "is outside the text" in res.stderr  # bad usage (laya_lsp/exit_codes.py)
 
 
 def test_complete_counts_lines_as_lsp_does(tmp_path: Path):
@@ -98,8 +100,25 @@ def test_complete_counts_lines_as_lsp_does(tmp_path: Path):
     ok = run("complete", f"{src}:1:9", "--model", str(TINY_MODEL), check=False)  # the "y" after the form feed
     assert ok.returncode == 0, ok.stderr
     bad = run("complete", f"{src}:1:14", "--model", str(TINY_MODEL), check=False)
-    assert bad.returncode != 0 and "column 14 is outside line 1 (1..13)" in bad.stderr
-    assert run("complete", f"{src}:3:1", "--model", str(TINY_MODEL), check=False).returncode != 0
+    assert bad.returncode == 2 and "column 14 is outside line 1 (1..13)" in bad.stderr
+    assert run("complete", f"{src}:3:1", "--model", str(TINY_MODEL), check=False).returncode == 2
+
+
+def test_one_exit_code_convention(tmp_path: Path):
+    """0 success, 1 the command ran and failed (no model), 2 bad usage, for every command; --help says so."""
+    assert "exit codes: 0 success; 1 the command ran and failed" in " ".join(run("--help").stdout.split())
+    src = tmp_path / "d.py"
+    src.write_text("x = 1\n")
+    missing = ("--model", "/nonexistent/model")
+    assert run("complete", f"{tmp_path}/none.py:1:1", check=False).returncode == 2  # unreadable file
+    assert run("complete", "no-position", check=False).returncode == 2
+    assert run("complete", f"{src}:1:1", "--settings", '{"candidatez": 3}', check=False).returncode == 2
+    failed = run("complete", f"{src}:1:1", *missing, check=False)
+    assert failed.returncode == 1 and "does not exist" in failed.stderr
+    doctor = run("doctor", *missing, check=False)
+    assert doctor.returncode == 1 and "no usable model" in doctor.stderr
+    as_json = run("doctor", "--json", *missing, check=False)
+    assert as_json.returncode == 1 and "does not exist" in json.loads(as_json.stdout)["model"]["error"]
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the preload is Linux-only")

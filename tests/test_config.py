@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import shutil
+from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -38,6 +42,9 @@ def test_partial_updates_merge_over_the_current_settings():
         ({"candidates": 0}, "between"),
         ({"allowDownload": "yes"}, "true or false"),
         ({"noSuchKey": 1}, "noSuchKey"),
+        ({"candidatez": 3}, r"unknown setting laya\.candidatez; did you mean laya\.candidates\?"),
+        ({"typing_candidate": 3}, r"did you mean laya\.typingCandidates\?"),
+        ({"fallback": {"urll": "http://x"}}, r"laya\.fallback\.urll; did you mean laya\.fallback\.url\?"),
         ({"fallback": {"threshold": "x"}}, "threshold"),
         ([1, 2], "object"),
     ],
@@ -60,9 +67,34 @@ def test_start_up_settings_defaults_then_env_then_settings_json_then_model_flag(
         resolve_settings('{"candidates": 99}', env={})
 
 
-def test_every_key_is_documented_in_readme():
-    for key in documented_keys():
-        assert f"`{key}`" in README, f"{key} missing from README's configuration table"
+def _readme_defaults() -> dict[str, Any]:
+    """The README's settings table: `key` -> its documented default, read as JSON."""
+    rows = re.findall(r"^\| `([\w.]+)` \| `([^`]*)` \|", README, flags=re.MULTILINE)
+    return {key: json.loads(value) for key, value in rows}
+
+
+def _defaults() -> dict[str, Any]:
+    """Every setting's default as config.py has it, under the README's (dotted camelCase) keys."""
+    s = Settings()
+    values = [getattr(s, f.name) for f in fields(s) if f.name != "fallback"]
+    values += [getattr(s.fallback, f.name) for f in fields(s.fallback)]
+    keys = documented_keys()  # in the same order: the settings' fields, then fallback's
+    assert len(keys) == len(values)
+    return dict(zip(keys, values, strict=True))
+
+
+def test_the_readme_is_for_users():
+    """Development history (issue numbers, runs compared with runs) lives in docs/benchmarks.md, not here."""
+    assert not re.findall(r"(?i)\bissues? \d+|\brun \d+\b", README)
+
+
+def test_the_readme_settings_table_says_every_default_config_has():
+    """Value by value: a default changed in config.py (or in the engine or syntax settings it reads) fails here
+    until the README says so too."""
+    documented, defaults = _readme_defaults(), _defaults()
+    assert set(documented) == set(defaults), (set(documented) ^ set(defaults))
+    wrong = {k: (documented[k], v) for k, v in defaults.items() if documented[k] != v}
+    assert not wrong, f"README default != config.py default: {wrong}"
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=DEFAULT_SERVER_CMD))

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 import pytest_lsp
-from conftest import SERVER_CMD, as_dict
+from conftest import DEFAULT_SERVER_CMD, SERVER_CMD, as_dict
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -124,9 +124,54 @@ async def test_progress_reported_when_supported(client: LanguageClient):
         pytest.skip("this client profile does not support work done progress")
     _open(client)
     await client.text_document_completion_async(
-        lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(uri=URI), position=lsp.Position(line=0, character=0))
+        lsp.CompletionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=URI), position=lsp.Position(line=0, character=0)
+        )
     )
     reports = [r for tok, rs in client.progress_reports.items() if str(tok).startswith("laya-load") for r in rs]
     kinds = [type(r).__name__ for r in reports]
     assert kinds[0] == "WorkDoneProgressBegin" and kinds[-1] == "WorkDoneProgressEnd"
     assert "WorkDoneProgressReport" in kinds
+
+
+BLOCK_TEXT = ("import os\n\n\ndef read_config(path):\n    with open(path) as handle:\n        return handle.read()\n"
+              "\n\ndef main():\n    \n")
+
+
+def _caps(formats: list[lsp.MarkupKind] | None) -> lsp.ClientCapabilities:
+    item = lsp.ClientCompletionItemOptions(documentation_format=formats)
+    return lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities(
+        completion=lsp.CompletionClientCapabilities(completion_item=item)))
+
+
+DECLARED = {"markdown": [lsp.MarkupKind.Markdown, lsp.MarkupKind.PlainText], "plaintext": [lsp.MarkupKind.PlainText],
+            "nothing": None}
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=DEFAULT_SERVER_CMD), params=list(DECLARED))
+async def declared(request, lsp_client: LanguageClient):
+    formats = DECLARED[request.param]
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=_caps(formats), process_id=None))
+    lsp_client.declared = request.param  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_block_documentation_comes_in_the_format_the_client_declared(declared: LanguageClient):
+    """A block candidate's whole text is the item's documentation: Markdown (fenced) only for a client that
+    declared it, plain text for one that declared only that, a plain string for one that declared nothing (pytest-lsp
+    warns, as a strict client would fail, on any MarkupContent of a kind not declared)."""
+    _open(declared, BLOCK_TEXT)
+    result = await declared.text_document_completion_async(lsp.CompletionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=URI), position=lsp.Position(line=9, character=4)))
+    assert isinstance(result, lsp.CompletionList)
+    blocks = [item for item in result.items if item.text_edit and "\n" in item.text_edit.new_text]
+    assert blocks, [item.label for item in result.items]  # the embedded model writes a block after `def main():`
+    for item in blocks:
+        doc, text = item.documentation, item.text_edit.new_text if item.text_edit else ""
+        if declared.declared == "markdown":  # type: ignore[attr-defined]
+            assert doc == lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=f"```\n{text}\n```")
+        elif declared.declared == "plaintext":  # type: ignore[attr-defined]
+            assert doc == lsp.MarkupContent(kind=lsp.MarkupKind.PlainText, value=text)
+        else:
+            assert doc == text

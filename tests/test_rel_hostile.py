@@ -137,6 +137,30 @@ def test_lsp_message_over_the_size_limit_is_answered_and_dropped(lsp: Any):
     loop.run_until_complete(case())
 
 
+def test_lsp_change_to_a_document_that_is_not_open_is_dropped(lsp: Any):
+    """Fuzz finding: pygls raised KeyError for a didChange to a URI never opened (a failed notification each
+    time). It is dropped: no error reaches the client, the document stays unknown, the server serves on."""
+    loop, c = lsp
+
+    async def case() -> None:
+        n = len(c.received())
+        uri = "file:///hostile/never-opened.py"
+        await c.did_change(uri, 2, [{"range": {"start": {"line": 0, "character": 0},
+                                               "end": {"line": 0, "character": 0}}, "text": "x"}])
+        assert await c.call("laya/documentText", {"uri": uri}) is None
+        errors = [
+            r.msg
+            for r in c.received()[n:]
+            if isinstance(r.msg, dict)
+            and r.msg.get("method") in ("window/logMessage", "window/showMessage")
+            and r.msg["params"]["type"] == 1
+        ]
+        assert errors == []
+        await _serves(c)
+
+    loop.run_until_complete(case())
+
+
 def test_lsp_failures_inside_handlers_carry_no_traceback(lsp: Any):
     """Errors raised inside handlers (here: an unknown command, a code action whose data is altered) come back
     as JSON-RPC errors with our message only; the full story is in the server's stderr."""

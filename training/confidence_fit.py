@@ -5,8 +5,8 @@ benchmarks/data/heldout-files/<language>/, sorted and shuffled with seed 32, fir
 here), second half `evaluation` (what `benchmarks/quality.py --files-half evaluation` reports, with HumanEval
 and the held-out lines, which no fit looks at either).
 
-  python training/confidence_fit.py collect --half calibration [--files 6 --per-file 4]  # -> training/confidence/calibration.jsonl
-  python training/confidence_fit.py collect --half evaluation [--extra 30]  # -> training/confidence/evaluation.jsonl
+  python training/confidence_fit.py collect --half calibration [--files 6 --per-file 4]  # -> training/confidence/
+  python training/confidence_fit.py collect --half evaluation [--extra 30]     # (calibration|evaluation).jsonl
   python training/confidence_fit.py fit [--write]                # compare cut rules, write confidence.json
   python training/confidence_fit.py table                        # the evaluation half, uncut and cut
 
@@ -15,7 +15,8 @@ task of the half (line completion after indentation, `return ` and the first `.`
 its cleaned text, the model's tokens over it (ends, log-probabilities) and per token whether the text up to it is
 right as far as it goes. `fit` fits logistic models of that label on the calibration rows (one on the least
 token probability so far, the threshold baseline; one on a few more features), picks for each the threshold
-that saves the most characters on the calibration half where the precision the calibration predicts for what is shown (its mean confidence) is at least --precision, and reports
+that saves the most characters on the calibration half where the precision the calibration predicts for what
+is shown (its mean confidence) is at least --precision, and reports
 both on the evaluation rows; the learned one is written only if it beats the baseline there.
 """
 
@@ -68,9 +69,11 @@ def tasks_of(half: str, files: int, per_file: int, extra: int) -> list[dict[str,
     if half == "evaluation" and extra:
         single = EVALS / "humaneval-single-line-even.jsonl"
         rows = [json.loads(x) for x in single.open()][:extra] if single.exists() else []
-        per.append([{"id": r["task_id"], "prefix": r["prompt"], "suffix": r["suffix"], "middle": r["canonical_solution"],
-                     "language": "python", "set": "humaneval-single", "doc": r["task_id"]} for r in rows])
-        per.append([{**r, "set": "heldout-lines", "doc": r["id"]} for r in [json.loads(x) for x in HELDOUT.open()][:extra]])
+        per.append([{"id": r["task_id"], "prefix": r["prompt"], "suffix": r["suffix"],
+                     "middle": r["canonical_solution"], "language": "python", "set": "humaneval-single",
+                     "doc": r["task_id"]} for r in rows])
+        lines = [json.loads(x) for x in HELDOUT.open()][:extra]
+        per.append([{**r, "set": "heldout-lines", "doc": r["id"]} for r in lines])
     # round-robin over the sets: a collection stopped early is still balanced (each file keeps its cache)
     tasks = [group[i] for i in range(max(map(len, per))) for group in per if i < len(group)]
     return tasks
@@ -182,10 +185,16 @@ def fit(args: argparse.Namespace) -> None:
         raw = {s: person_measures([r["suggestions"][0]["text"] if r["suggestions"] else "" for r in evaluation
                                    if r["set"] == s], [r["truth"] for r in evaluation if r["set"] == s])
                for s in sorted({r["set"] for r in evaluation})}
-        report[name] = {"coef": cal.coef, "intercept": cal.intercept, "threshold": threshold,
-                        "calibration": on_calib, "tokens": len(y),
-                        "eval_log_loss": round(float(-np.mean(ye * np.log(p + 1e-12) + (1 - ye) * np.log(1 - p + 1e-12))), 4),
-                        "evaluation": per_set, "uncut": raw}
+        report[name] = {
+            "coef": cal.coef,
+            "intercept": cal.intercept,
+            "threshold": threshold,
+            "calibration": on_calib,
+            "tokens": len(y),
+            "eval_log_loss": round(float(-np.mean(ye * np.log(p + 1e-12) + (1 - ye) * np.log(1 - p + 1e-12))), 4),
+            "evaluation": per_set,
+            "uncut": raw,
+        }
     print(json.dumps(report, indent=1))
     chosen = "learned" if _beats(report["learned"]["evaluation"], report["baseline"]["evaluation"]) else "baseline"
     print("chosen:", chosen)
@@ -228,8 +237,10 @@ def table(args: argparse.Namespace) -> None:
             a = person_measures([uncut[i] for i in idx], truths)
             b = person_measures([cut_[i] for i in idx], truths)
             ratio = f"{b['chars_saved'] / a['chars_saved']:.2f}x" if a["chars_saved"] else "-"
-            print(f"| {g} | {a['n']} | {a['shown']:.2f} → {b['shown']:.2f} | {a['precision']:.2f} → {b['precision']:.2f}"
-                  f" | {a['chars_saved']:.3f} → {b['chars_saved']:.3f} | {a['shown_wrong']:.2f} → {b['shown_wrong']:.2f}"
+            print(f"| {g} | {a['n']} | {a['shown']:.2f} → {b['shown']:.2f}"
+                  f" | {a['precision']:.2f} → {b['precision']:.2f}"
+                  f" | {a['chars_saved']:.3f} → {b['chars_saved']:.3f}"
+                  f" | {a['shown_wrong']:.2f} → {b['shown_wrong']:.2f}"
                   f" | {ratio} |")
 
 

@@ -24,6 +24,10 @@ from typing import Any
 from ..engine import ModelWork, ScoreResult
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
+# The defaults of `decisionThreshold` and `decisionTokens` (config.py reads them from here; the code actions'
+# offers and the hand-off's `fallback.threshold` too).
+DEFAULT_THRESHOLD = 0.5
+DEFAULT_DECISION_TOKENS = 256
 SUFFIX_SHARE = 0.25  # of the decision token budget, for the text after a document position
 # Only this many characters per budgeted token are tokenized from the end of a long context (more than any
 # tokenizer's characters per token), so a big file is never tokenized whole for a 256-token prompt.
@@ -47,8 +51,8 @@ class DecideRequest:
     suffix: str = ""  # a document's text after the cursor (FIM layouts use it); empty for text contexts
     document: bool = False  # prefix/suffix come from a document position (use FIM and its cache)
     doc_id: str | None = None
-    threshold: float = 0.5
-    max_tokens: int = 256  # the prompt cap (`decisionTokens`)
+    threshold: float = DEFAULT_THRESHOLD
+    max_tokens: int = DEFAULT_DECISION_TOKENS  # the prompt cap (`decisionTokens`)
     normalize: str | None = None  # "total" | "mean"; None = the model's calibration
     temperature: float | None = None  # None = the model's calibration
 

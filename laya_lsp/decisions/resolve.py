@@ -15,6 +15,7 @@ from typing import Any
 
 from ..config import Settings
 from ..engine import Candidate, ModelWork
+from ..lines import cut_lines
 from ..syntax import SyntaxDocument, plan_completion, postprocess_detailed
 from .actions import (
     ADD_DOCSTRING,
@@ -61,11 +62,7 @@ def _block(model: ModelWork, doc: SyntaxDocument, offset: int, s: Settings) -> C
     """The best post-processed multi-line candidate at `offset` (raw, cut to lines, when postprocess is off)."""
     gens = generate(model, doc.text, offset, s, min(3, s.candidates), BLOCK_TOKENS, s.inline_max_lines)
     if not s.postprocess:
-        for g in gens:
-            cut = "\n".join(g.text.split("\n")[: s.inline_max_lines]).rstrip()
-            if cut.strip():
-                return replace(g, text=cut)
-        return None
+        return raw_block(gens, s.inline_max_lines)
     plan = plan_completion(doc, offset, s.syntax())
     plan = replace(plan, complete=True, multiline=s.inline_max_lines > 1, max_lines=s.inline_max_lines)
     detailed = postprocess_detailed(doc, offset, [g.text for g in gens], plan, s.syntax())
@@ -73,6 +70,16 @@ def _block(model: ModelWork, doc: SyntaxDocument, offset: int, s: Settings) -> C
         if c.text.strip():
             src = gens[c.source_index]
             return replace(src, text=c.text)
+    return None
+
+
+def raw_block(gens: list[Candidate], max_lines: int) -> Candidate | None:
+    """The first candidate with visible text, cut to `max_lines` lines by the completions' rule (lines.py: line
+    breaks before its first visible character do not count)."""
+    for g in gens:
+        cut = cut_lines(g.text, max_lines).rstrip()
+        if cut.strip():
+            return replace(g, text=cut)
     return None
 
 

@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 MAX_CLOSE_STEPS = 4096
 DEFAULT_MAX_TOKENS = 256
+MAX_TOKENS = 4096  # the most `maxTokens` a structured request may ask for (LSP and HTTP alike)
 # Bytes tried, in order, when the budget is spent and the value must be closed by the grammar alone: outside a
 # string, close brackets first; inside one, close the string (other bytes only where minLength asks for them).
 # '1' before '0': the JSON grammar has no negative zero, so after '-' (or '-0.') zeros never end the number.
@@ -46,8 +47,14 @@ SAFE_INTEGER = 2**53 - 1  # unbounded numbers are bounded to what a JavaScript c
 MAX_DEPTH = 64
 # llguidance's own bounds on compiling and running a grammar (its defaults are 10x larger): a schema within
 # schema_limits compiles far below them; terse errors, so nothing of the grammar's state reaches a client.
-GRAMMAR_LIMITS: dict[str, Any] = {"max_grammar_size": 50_000, "max_lexer_states": 50_000, "initial_lexer_fuel": 1_000_000,
-                  "step_lexer_fuel": 200_000, "step_max_items": 50_000, "verbose_errors": False}
+GRAMMAR_LIMITS: dict[str, Any] = {
+    "max_grammar_size": 50_000,
+    "max_lexer_states": 50_000,
+    "initial_lexer_fuel": 1_000_000,
+    "step_lexer_fuel": 200_000,
+    "step_max_items": 50_000,
+    "verbose_errors": False,
+}
 
 __all__ = ["SchemaError", "StructuredError", "Unfinishable", "prepare_schema", "structured_with"]
 

@@ -13,7 +13,7 @@ from typing import Any
 import mlx.core as mx
 
 from ..device import device_defaults, mlx_device_kind
-from .caches.context_window import suffix_ids
+from .caches.context_window import fim_prompt
 from .caches.prompt_caches import CacheStore
 from .decoding.adapter import DecodeModel, Work, decode_model
 from .decoding.decode import (
@@ -255,10 +255,8 @@ class Engine:
         heal = trailing_blanks(prefix)
         prefix = prefix[: len(prefix) - len(heal)]
         suf_budget = int(s.context_tokens * s.suffix_share) if self.lm.fim.has_fim else 0
-        suf = suffix_ids(b, suffix, suf_budget)
         ctx = b.repo_context(req.context, req.doc_id, s.context_tokens // 2) if req.context else []
-        pre, _start = doc.window.prefix_ids(b, prefix, s.context_tokens - len(suf) - len(ctx) - b.frame_tokens)
-        return b.build(pre, suf, ctx).ids
+        return fim_prompt(b, doc.window, prefix, suffix, s.context_tokens, suf_budget, ctx)
 
     def _probe(self, job: Job, req: CompletionRequest) -> bool:
         if self.lm is None or self.caches is None:
@@ -313,7 +311,8 @@ class Engine:
         assert self.lm is not None and self.caches is not None and self.decoder is not None
         lm, s = self.lm, self.settings
         heal = trailing_blanks(req.text[: max(0, min(req.offset, len(req.text)))])
-        line_stop = LineStop(max(1, req.max_lines), frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids)
+        line_stop = LineStop(max(1, req.max_lines), frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids,
+                             lm.bracket_depths)
 
         def stop(ids: list[int], token: int) -> Verdict:  # counts as it goes: a cancelled record shows how far
             if len(ids) + 1 > st.now.decode_tokens:

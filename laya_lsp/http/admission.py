@@ -54,7 +54,7 @@ class Slot:
 class Admission:
     """Counts requests holding engine work; used from the event loop thread only."""
 
-    def __init__(self, max_in_flight: int = 4, max_queue: int = 16) -> None:
+    def __init__(self, max_in_flight: int, max_queue: int) -> None:
         self.max_in_flight = max(1, max_in_flight)
         self.max_queue = max(0, max_queue)
         self.in_flight = 0

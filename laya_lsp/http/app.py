@@ -12,7 +12,6 @@ from __future__ import annotations
 import hmac
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any, cast
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
@@ -26,6 +25,7 @@ from ..config import Settings
 from ..decisions import structured
 from ..decisions.decide import DecideRequest as Decide
 from ..decisions.decide import DecisionError
+from ..limits import HttpOptions
 from ..orchestrator import (
     Caller,
     ClientGone,
@@ -57,15 +57,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     500: {"model": m.ErrorBody, "description": "the model's work failed on the server's side (its log says why)"},
     503: {"model": m.ErrorBody, "description": "no model is loaded (still loading: see Retry-After)"},
 }
-
-
-@dataclass
-class HttpOptions:
-    max_in_flight: int = 4  # requests holding engine work (running or in the scheduler's queue)
-    max_queue: int = 16  # requests waiting for one of those slots; beyond: 429
-    max_body_bytes: int = 4 * 2**20
-    max_sessions: int = 256
-    token: str | None = None  # bearer token required on /v1/* when set
 
 
 def no_model(reason: str, loading: bool) -> HTTPException:
@@ -120,10 +111,17 @@ class Front:
         if loading or (st.status is Status.ERROR and self.orchestrator.engine.model_info() is None):
             raise no_model(st.error or "", loading)
         return m.CompleteResponse(
-            candidates=[m.Suggestion(text=s.text, logprob=s.logprob, rules=s.rules, fixed=s.fixed)
-                        for s in answer.suggestions],
-            status=cast(m.Status, st.status), source=st.source if st.status is Status.OK else Source.NONE, plan=answer.plan.reason if answer.plan else "",
-            session=body.session, offset=offset, error=st.error, stats=st.to_dict(), admission_ms=admission_ms,
+            candidates=[
+                m.Suggestion(text=s.text, logprob=s.logprob, rules=s.rules, fixed=s.fixed) for s in answer.suggestions
+            ],
+            status=cast(m.Status, st.status),
+            source=st.source if st.status is Status.OK else Source.NONE,
+            plan=answer.plan.reason if answer.plan else "",
+            session=body.session,
+            offset=offset,
+            error=st.error,
+            stats=st.to_dict(),
+            admission_ms=admission_ms,
             http_ms=(time.perf_counter() - t0) * 1000,
         )
 

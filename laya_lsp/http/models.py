@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from ..decisions import structured
 from ..syntax.positions import PositionError, strict_offset
 
 SESSION_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
@@ -185,7 +186,7 @@ class StructuredRequest(_Body):
     json_schema: dict[str, Any] = Field(alias="schema",
                                         description="a JSON Schema the answer must validate against")
     prompt: str = Field(min_length=1, description="the text the JSON is about (an instruction and/or data)")
-    max_tokens: int = Field(default=256, ge=1, le=4096)
+    max_tokens: int = Field(default=structured.DEFAULT_MAX_TOKENS, ge=1, le=structured.MAX_TOKENS)
 
 
 class StructuredResponse(_HandOff, Answered):

@@ -28,7 +28,7 @@ class Opened:
 class Sessions:
     """Syntax snapshots per session, least recently used first out beyond `max_sessions`."""
 
-    def __init__(self, completions: CompletionFlow, max_sessions: int = 256) -> None:
+    def __init__(self, completions: CompletionFlow, max_sessions: int) -> None:
         self.completions = completions
         self.max_sessions = max(1, max_sessions)
         # doc id -> (document, language, filename) as last posted

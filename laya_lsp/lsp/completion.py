@@ -95,6 +95,7 @@ def to_completion_items(ls: LayaServer, cur: Cursor, answer: Completion) -> list
     word = cur.doc.source[cur.word_start : cur.offset]
     rng = lsp.Range(start=cur.word_start_position, end=cur.position)
     detail = _detail(ls, answer)
+    formats = _documentation_formats(ls)
     items = []
     for rank, cand in enumerate(answer.suggestions):
         new_text = word + cand.text
@@ -105,9 +106,7 @@ def to_completion_items(ls: LayaServer, cur: Cursor, answer: Completion) -> list
                 label=first if first.strip() else new_text.strip(),
                 kind=lsp.CompletionItemKind.Text,
                 detail=detail,
-                documentation=(
-                    lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=f"```\n{new_text}\n```") if multi else None
-                ),
+                documentation=_documentation(new_text, formats) if multi else None,
                 sort_text=f"{rank:04d}",
                 filter_text=word + first[len(word) :] if first.startswith(word) else first,
                 insert_text_format=lsp.InsertTextFormat.PlainText,
@@ -116,6 +115,24 @@ def to_completion_items(ls: LayaServer, cur: Cursor, answer: Completion) -> list
             )
         )
     return items
+
+
+def _documentation_formats(ls: LayaServer) -> list[lsp.MarkupKind]:
+    """The formats the client declared for completion items' documentation (none: it takes plain strings)."""
+    caps = ls.client_capabilities
+    docs = caps.text_document if caps else None
+    item = docs.completion.completion_item if docs and docs.completion else None
+    return list(item.documentation_format or []) if item else []
+
+
+def _documentation(text: str, formats: list[lsp.MarkupKind]) -> str | lsp.MarkupContent:
+    """A block candidate's whole text: fenced as code for a client that reads Markdown, marked plain text for one
+    that declared only that, and a plain string (LSP's original form) for a client that declared nothing."""
+    if lsp.MarkupKind.Markdown in formats:
+        return lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=f"```\n{text}\n```")
+    if lsp.MarkupKind.PlainText in formats:
+        return lsp.MarkupContent(kind=lsp.MarkupKind.PlainText, value=text)
+    return text
 
 
 def to_inline_items(cur: Cursor, answer: Completion) -> list[lsp.InlineCompletionItem]:

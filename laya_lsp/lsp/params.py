@@ -17,7 +17,7 @@ from cattrs.gen import make_dict_structure_fn, override
 from cattrs.v import format_exception
 from lsprotocol import types as lsp
 
-from ..decisions.structured import DEFAULT_MAX_TOKENS
+from ..decisions.structured import DEFAULT_MAX_TOKENS, MAX_TOKENS
 from .conversion import strict_converter
 from .errors import invalid
 
@@ -25,7 +25,6 @@ __all__ = ["DecideParams", "DocumentTextParams", "FocusParams", "StatsParams", "
            "structure"]
 
 T = TypeVar("T")
-MAX_STRUCTURED_TOKENS = 4096
 
 
 def _number(value: Any, _type: Any) -> float:
@@ -69,7 +68,7 @@ class StructuredParams:
     prompt: str | None = None
     text_document: lsp.TextDocumentIdentifier | None = None
     range: lsp.Range | None = None
-    max_tokens: int = attrs.field(default=DEFAULT_MAX_TOKENS, validator=_between(1, MAX_STRUCTURED_TOKENS))
+    max_tokens: int = attrs.field(default=DEFAULT_MAX_TOKENS, validator=_between(1, MAX_TOKENS))
 
 
 @attrs.define

@@ -17,9 +17,11 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
+from ..limits import MAX_MESSAGE_BYTES
+
 log = logging.getLogger(__name__)
 
-MAX_BODY_BYTES = 64 * 2**20  # a message's Content-Length limit (`--max-message-bytes`); larger ones are refused
+MAX_BODY_BYTES = MAX_MESSAGE_BYTES  # a message's Content-Length limit (limits.py); larger ones are refused
 MAX_HEADER_BYTES = 64 * 1024
 STALL_S = 0.5  # a body still short after this long is checked for a too-long Content-Length
 _LENGTH_LINE = re.compile(rb"content-length[ \t]*:[ \t]*(\d{1,12})[ \t]*$", re.IGNORECASE)

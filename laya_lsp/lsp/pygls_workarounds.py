@@ -1,10 +1,12 @@
 """Where pygls 2.1.1 falls short and offers no public hook, the smallest override that fixes it, each with its
-reason: the class of the documents its workspace creates, the shutdown flag it keeps private, and the
-notification futures it never forgets. `rpc_admission.LayaProtocol` builds on this class.
+reason: the class of the documents its workspace creates, a didChange for a document that is not open, the
+shutdown flag it keeps private, and the notification futures it never forgets. `rpc_admission.LayaProtocol` builds on
+this class.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Generator
 from typing import Any
 
@@ -13,7 +15,9 @@ from lsprotocol import types as lsp
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
-from .documents import put_document
+from .documents import open_document, put_document
+
+log = logging.getLogger(__name__)
 
 PYGLS_REQUEST_TABLE = "_request_futures"  # pygls 2.1's JsonRPCProtocol: msg id -> handler future
 
@@ -32,6 +36,15 @@ class PyglsWorkarounds(LanguageServerProtocol):
         put_document(self.workspace, params.text_document)
         if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_OPEN)) is not None:
             yield handler, (params,), None
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams) -> Generator[Any, Any, None]:
+        """pygls' didChange, but a change to a document that is not open is dropped with a warning (pygls raises
+        KeyError from its workspace, a failed notification for every such message; found by the fuzz campaign)."""
+        if open_document(self.workspace, params.text_document.uri) is None:
+            log.warning("didChange for a document that is not open: %s", params.text_document.uri[:200])
+            return
+        yield from super().lsp_text_document__did_change(params)
 
     @lsp_method(lsp.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:

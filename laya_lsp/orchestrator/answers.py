@@ -112,8 +112,15 @@ def shown_for(suggestions: list[Suggestion], kind: Kind, threshold: float) -> tu
 
 
 
-def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult,
-          syntax: SyntaxSettings | None, min_confidence: float = 0.0, calibration: Calibration | None = None) -> Cleaned:
+def clean(
+    doc: SyntaxDocument,
+    offset: int,
+    plan: CompletionPlan,
+    result: CompletionResult,
+    syntax: SyntaxSettings | None,
+    min_confidence: float = 0.0,
+    calibration: Calibration | None = None,
+) -> Cleaned:
     """The cleaned suggestions (`syntax` None: post-processing is off, raw lines, never cut), each with its
     confidence and cut at `min_confidence`; the caller books the record."""
     t0 = time.perf_counter()
@@ -128,7 +135,8 @@ def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: Comple
         ]
     if syntax is not None:  # the order every kind shows: sure ones in model order, then the rest, surest first
         sure_ = [x for x in suggestions if x.confidence >= min_confidence]
-        suggestions = sure_ + sorted((x for x in suggestions if x.confidence < min_confidence), key=lambda x: -x.confidence)
+        rest = sorted((x for x in suggestions if x.confidence < min_confidence), key=lambda x: -x.confidence)
+        suggestions = sure_ + rest
     rejected: dict[str, int] = {}
     for r in detailed.rejected if syntax is not None else []:
         rejected[r.reason] = rejected.get(r.reason, 0) + 1

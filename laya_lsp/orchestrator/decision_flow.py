@@ -18,6 +18,7 @@ from ..config import Settings
 from ..decisions import actions, fallback, resolve, structured
 from ..decisions.decide import DecideRequest, Decision, DecisionError, decide_with, parse_options
 from ..engine import Engine, ModelUnavailable, ModelWork, Status, WorkFailed, WorkResult
+from ..lines import cut_lines
 from ..syntax import SyntaxDocument
 from .records import Kind, Records, RequestStats, Source
 from .waiting import Caller, ModelFailed, ModelGate, NotReady, Superseded, wait_job
@@ -164,7 +165,7 @@ class DecisionFlow:
         except fallback.FallbackError as exc:
             log.warning("fallback failed, answering locally: %s", exc)
             return res
-        text = "\n".join(answer.text.split("\n")[: res.max_lines]).rstrip()
+        text = cut_lines(answer.text, res.max_lines).rstrip()  # the completions' line rule (lines.py)
         if not text.strip():
             return res
         return resolve.Resolution(actions.Edit(at, at, lead + text), "laya: completed by the fallback model",

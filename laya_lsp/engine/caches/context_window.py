@@ -107,3 +107,14 @@ def suffix_ids(builder: PromptBuilder, suffix: str, budget: int, chars_per_token
         window = suffix[: len(window) * 2]
         ids = builder.encode(window)
     return ids[:budget]
+
+
+def fim_prompt(builder: PromptBuilder, window: ContextWindow, prefix: str, suffix: str, budget: int,
+               suffix_tokens: int, context: list[int] | None = None) -> list[int]:
+    """The one prompt layout every model call uses (completions, decisions, code actions): the first
+    `suffix_tokens` tokens after the cursor, cross-file `context` ids, and the prefix through the document's
+    sliding `window` in what is left of `budget`, framed by the model's FIM format."""
+    suf = suffix_ids(builder, suffix, suffix_tokens)
+    ctx = context or []
+    pre, _start = window.prefix_ids(builder, prefix, budget - len(suf) - len(ctx) - builder.frame_tokens)
+    return builder.build(pre, suf, ctx).ids

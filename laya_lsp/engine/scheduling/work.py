@@ -23,7 +23,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import mlx.core as mx
 
-from ..caches.context_window import ContextWindow, suffix_ids
+from ..caches.context_window import ContextWindow, fim_prompt
 from ..caches.prompt_caches import CacheStore, ContextCache, DocumentCache
 from ..decoding.decode import Cancelled, CancelToken, DecodeSettings, decode_branches, prefill_chunked
 from ..decoding.score import ConstrainedResult, ScoreResult, borrow, constrained_decode, score_options
@@ -124,12 +124,12 @@ class ModelWork:
         return self._lm.builder.build(prefix, suffix, layout=layout).ids
 
     def fim_prompt(self, text: str, offset: int, budget: int) -> list[int]:
-        """The prompt a completion at `offset` would get (the document's sliding window, no cross-file context)."""
-        b = self._lm.builder
-        suf = suffix_ids(b, text[offset:], int(budget * self._suffix_share)) if self.has_fim else []
+        """The prompt a completion at `offset` would get (`context_window.fim_prompt`: the document's sliding
+        window, no cross-file context)."""
         window = self._document().window if self._document else ContextWindow()
-        pre, _ = window.prefix_ids(b, text[:offset], budget - len(suf) - b.frame_tokens)
-        return b.build(pre, suf).ids or [self.eos_id or 0]
+        suf_budget = int(budget * self._suffix_share) if self.has_fim else 0
+        return fim_prompt(self._lm.builder, window, text[:offset], text[offset:], budget, suf_budget) or [
+            self.eos_id or 0]
 
     # -- model operations (each checks the cancel token and adds to the job's timings) ---------------------
     def score(self, prompt: list[int], options: list[list[int]], in_document: bool = True) -> ScoreResult:
@@ -145,7 +145,7 @@ class ModelWork:
         cache = borrow(lm, self._document() if self._document else None, prompt)
         pre = prefill_chunked(lm.model, cache, prompt, self._chunk, self._token)
         t0 = time.perf_counter()
-        stop = LineStop(max_lines, frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids)
+        stop = LineStop(max_lines, frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids, lm.bracket_depths)
         branches = decode_branches(lm.model, cache, pre.logits, DecodeSettings(k, max_tokens, stop), self._token)
         out = [Candidate(whole_characters(lm.decode(br.ids)), br.logprob, len(br.ids)) for br in branches]
         self._count(len(prompt), pre.reused, pre.ms, max((c.tokens for c in out), default=0),
