@@ -373,7 +373,9 @@ class LspFuzzer:
                 if INSIDES.search(json.dumps(err)):
                     self.tally.findings.append(f"error shows insides: {json.dumps(err)[:300]}")
             elif msg.get("method") in ("window/showMessage", "window/logMessage") and msg["params"]["type"] == 1:
-                self.tally.findings.append(f"{msg['method']}: {msg['params']['message'][:300]}")
+                # The server's own log says what failed (the client is told nothing of it, by design).
+                cause = [line[:300] for line in c.stderr.splitlines()[-200:] if " ERROR " in line][-3:]
+                self.tally.findings.append(f"{msg['method']}: {msg['params']['message'][:200]}; server log: {cause}")
         self._seen = len(received)
         for u, text in self.docs.items():
             doc = await c.call("laya/documentText", {"uri": u}, self.timeout)
