@@ -141,6 +141,21 @@ def pause_section(path: Path = HELDOUT, line: str | None = LINE, chars: int = 60
     return out
 
 
+def table_row(section: dict[str, Any]) -> str:
+    """The pauses' row of make bench's table."""
+    def run(r: dict[str, Any] | None) -> str:
+        if not r:
+            return "–"
+        return f"{r['first_pause_ms']:.0f} ms; {r['pauses']['p50_ms']:.1f} / {r['pauses']['p95_ms']:.0f} ms"
+
+    peer = (section.get("llamacpp") or {}).get("f32") or {}
+    peer_text = f"{peer['p50_ms']:.1f} / {peer['p95_ms']:.0f} ms" if peer else "–"
+    return (f"| pauses after opening {Path(section['file']).name} (1 s rest mid-file): first pause; every pause p50 / "
+            f"p95 — with focus; without; llama.cpp f32 warm at the cursor (p50 / p95) | {run(section.get('focus'))}; "
+            f"{run(section.get('no_focus'))}; {peer_text} | first ≤ 60 (focus) / ≤ 150 ms; p95 ≤ 60 ms and ≤ "
+            f"llama.cpp's; p50 ≤ 5 ms |")
+
+
 def main() -> int:
     from benchmarks.common import save
 

@@ -15,6 +15,8 @@ Sections (each timed; the whole run is budgeted at 15 minutes on a 2-core machin
   shapes    decode ms/token and prefill tokens/s per shape/dtype next to the memory-bandwidth floor
   memory    server RSS idle and with 20 documents; cold start to first answer
   profile   py-spy on the server during a typing replay: flamegraph SVG + top functions
+  pauses    after opening a held-out file and resting 1 s mid-file, typing a line: the first pause and every
+            pause's p50/p95, with and without the client's laya/focus, beside llama.cpp on the same prompts
 Writes benchmarks/results/<date>-<host>.json, -latency.png, -decode.png, -profile.svg/.txt and a markdown table
 (-table.md; `--update-docs` also puts it into docs/benchmarks.md).
 """
@@ -43,7 +45,7 @@ STDLIB = Path(sysconfig.get_paths()["stdlib"])
 NEAR_1500 = [STDLIB / n for n in ("genericpath.py", "linecache.py", "sched.py", "codeop.py", "bisect.py", "colorsys.py",
                                   "fnmatch.py", "glob.py", "copy.py", "shlex.py", "string.py", "json/decoder.py")]
 OTHER_BUFFERS = [STDLIB / "json" / "decoder.py", ROOT / "examples" / "inventory.py"]
-SECTIONS = ("typing", "peers", "llamacpp", "decode", "brought", "shapes", "memory", "profile")
+SECTIONS = ("typing", "pauses", "peers", "llamacpp", "decode", "brought", "shapes", "memory", "profile")
 TARGETS = {"p50_ms": 25.0, "p95_ms": 60.0, "answered_share": 0.90, "reuse": 0.95, "naive_x": 10.0, "llamacpp_x": 1.0,
            "k5_over_k1": 1.5, "decode_ms": 2.5, "rss_mb": 400.0, "cold_start_ms": 1000.0}
 
@@ -354,6 +356,11 @@ def main(argv: list[str] | None = None) -> int:
     typing = run.section("typing", lambda: typing_section(run, files1, files3))
     if typing:
         res["typing"] = {k: v for k, v in typing.items() if not k.startswith("_")}
+    from benchmarks.pause_replay import pause_section
+
+    pauses = run.section("pauses", lambda: pause_section(settings=json.loads(args.settings), model=args.model, log=log))
+    if pauses:
+        res["pauses"] = pauses
     prompt_sets = {}
     if not ({"peers", "llamacpp"} <= args.skip) and (not args.only or args.only & {"peers", "llamacpp"}):
         settings = json.loads(args.settings)

@@ -159,7 +159,9 @@ def _converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
     for cls in (FallbackSettings, Settings):  # nested class first: the outer hook captures its hook
         overrides: dict[str, Any] = {f.name: override(rename=_camel(f.name)) for f in fields(cls)}
-        conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides))
+        conv.register_structure_hook(
+            cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides)
+        )
     return conv
 
 

@@ -2,6 +2,9 @@
 
 An answer of N lines ends at the N-th line break that follows visible text. Line breaks and blanks before its
 first visible character do not count, so a completion may start on the next line (after `def f():`, say).
+An answer that closes a bracket opened before it (`uuid.uuid4())` after `str(`, the `}` of the function body it
+was asked to fill) has finished what it was inside: it ends at the line break after that closer, whatever its
+line count (brackets are counted as characters, strings and comments included, alike on both sides).
 The engine applies the rule to tokens as they come (`ends_answer`: a token holding a line break is one break,
 a token of blanks is blank), so it stops decoding as soon as the answer is complete; post-processing applies
 it to the text (`cut_lines`), exactly, whatever the tokens were. A single-line plan is stricter about what
@@ -10,10 +13,38 @@ may come before its line (`cut_single_line`). Pure Python: engine/, syntax/ and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 P = TypeVar("P")
+OPENERS, CLOSERS = "([{", ")]}"
+
+
+def bracket_depths(text: str) -> tuple[int, int, int]:
+    """(net bracket depth change over `text`, the lowest depth reached, the lowest depth reached before its last
+    line break), from depth 0; a piece's share of the rule that an answer ends after closing an outer bracket."""
+    depth = low = before = 0
+    last_break = text.rfind("\n")
+    for i, char in enumerate(text):
+        if char in OPENERS:
+            depth += 1
+        elif char in CLOSERS:
+            depth -= 1
+            low = min(low, depth)
+            if i < last_break:
+                before = min(before, depth)
+    return depth, low, before
+
+
+def closes_outer(pieces: Iterable[P], piece: P, depths: Callable[[P], tuple[int, int, int]]) -> bool:
+    """Whether an outer bracket (opened before the answer) was closed before `piece`'s last line break."""
+    depth = 0
+    for p in pieces:
+        delta, low, _ = depths(p)
+        if depth + low < 0:
+            return True
+        depth += delta
+    return depth + depths(piece)[2] < 0
 
 
 def breaks_after_text(pieces: Iterable[P], is_break: Callable[[P], bool],
@@ -27,21 +58,41 @@ def breaks_after_text(pieces: Iterable[P], is_break: Callable[[P], bool],
     return lines, visible
 
 
-def ends_answer(pieces: Iterable[P], piece: P, max_lines: int, is_break: Callable[[P], bool],
-                is_blank: Callable[[P], bool]) -> bool:
-    """Whether `piece`, coming after `pieces`, ends an answer of `max_lines` lines (it breaks the last one)."""
+def ends_answer(pieces: Sequence[P], piece: P, max_lines: int, is_break: Callable[[P], bool],
+                is_blank: Callable[[P], bool], depths: Callable[[P], tuple[int, int, int]] | None = None) -> bool:
+    """Whether `piece`, coming after `pieces`, ends an answer of `max_lines` lines (it breaks the last one, or
+    the line that closed an outer bracket; `depths`: a piece's `bracket_depths`, None: brackets not counted)."""
     if not is_break(piece):
         return False  # line breaks are rare: count only when one comes
     lines, visible = breaks_after_text(pieces, is_break, is_blank)
-    return visible and lines + 1 >= max_lines
+    if visible and lines + 1 >= max_lines:
+        return True
+    return depths is not None and closes_outer(pieces, piece, depths)
+
+
+def _outer_close(text: str) -> int:
+    """Index of the first closer of a bracket opened before `text` (-1: none)."""
+    depth = 0
+    for i, char in enumerate(text):
+        if char in OPENERS:
+            depth += 1
+        elif char in CLOSERS:
+            depth -= 1
+            if depth < 0:
+                return i
+    return -1
 
 
 def cut_lines(text: str, max_lines: int) -> str:
-    """`text` up to the line break that ends its `max_lines`-th line (that break excluded); the text itself when
-    it has no more lines, or no visible character."""
+    """`text` up to the line break that ends its `max_lines`-th line, or the line where it closes a bracket
+    opened before it (that break excluded); the text itself when it has no more lines, or no visible character."""
     start = len(text) - len(text.lstrip())  # the first visible character
     if start == len(text):
         return text
+    closed = _outer_close(text)
+    if closed >= 0:
+        end = text.find("\n", closed)
+        text = text if end < 0 else text[:end]
     for _ in range(max(1, max_lines)):
         end = text.find("\n", start)
         if end < 0:

@@ -145,8 +145,13 @@ def _compose(inner: st.SearchStrategy) -> st.SearchStrategy:
 hostile_schema = st.one_of(
     st.recursive(leaf_schema, _compose, max_leaves=12),
     st.builds(_nested, st.integers(0, 300), st.sampled_from(["object", "array"])),
-    st.integers(0, 600).map(lambda n: {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in
-                                                                        range(n)}, "required": [f"p{i}" for i in range(n)]}),
+    st.integers(0, 600).map(
+        lambda n: {
+            "type": "object",
+            "properties": {f"p{i}": {"type": "string"} for i in range(n)},
+            "required": [f"p{i}" for i in range(n)],
+        }
+    ),
     st.sampled_from([None, [], "string", 5, True]),
 )
 
@@ -445,5 +450,9 @@ class RandomMessages:
                 params = {**params, "schema": r.choice(self.schemas)}
             return ("custom", method, params)
         if k < 0.97:
-            return ("junk", r.choice(["bytes", "short", "long", "no-length", "not-json"]), r.randbytes(r.randint(0, 80)))
+            return (
+                "junk",
+                r.choice(["bytes", "short", "long", "no-length", "not-json"]),
+                r.randbytes(r.randint(0, 80)),
+            )
         return ("unknown", r.choice(["laya/nothing", "textDocument/hover", "", "$/x", "日本"]))

@@ -13,6 +13,7 @@ Read from the source with `ast`, so a violation names the file and line:
 - one record: the record types (RequestStats, StatsBook, Kind, Source) are defined, built and booked only in
   orchestrator/records.py, and statuses, kinds and sources are compared as enums, never as strings;
 - names by role: no two modules share a file name (each front's server.py aside; a package's __init__.py too);
+- docs/architecture.md names every module (its module map: room and job);
 - engine/ keeps at most 12 modules at its top (the rest live in its rooms: loading, caches, decoding, scheduling);
 - a private member (`_name`) is used only in the file that defines it, `self._name` included: libraries are
   used through their public API; each exception is in ALLOWED_PRIVATE with its reason. No class swaps.
@@ -204,6 +205,15 @@ def test_no_two_modules_share_a_file_name():
     packages = {p.name + ".py" for p in PACKAGE.rglob("*") if p.is_dir() and (p / "__init__.py").exists()}
     shared = {name: paths for name, paths in seen.items() if len(paths) > 1 or name in packages}
     assert not shared, f"file names used twice (or named like a package): {shared}"
+
+
+def test_every_module_is_named_in_the_architecture_doc():
+    """docs/architecture.md's module map names every module by its path (a new module fails here until it is
+    given its room and job there)."""
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    missing = [rel for path in sorted(PACKAGE.rglob("*.py"))
+               if f"`{(rel := str(path.relative_to(PACKAGE)))}`" not in doc]
+    assert not missing, f"modules docs/architecture.md does not name: {missing}"
 
 
 def test_the_engine_keeps_its_modules_in_rooms():

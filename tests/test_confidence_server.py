@@ -29,9 +29,13 @@ def configure(client: LanguageClient, **settings: Any) -> None:
 
 
 async def ghost(client: LanguageClient, uri: str, text: str, offset: int | None = None) -> list[str]:
-    res = await client.text_document_inline_completion_async(lsp.InlineCompletionParams(
-        text_document=lsp.TextDocumentIdentifier(uri=uri), position=position_at(text, len(text) if offset is None else offset),
-        context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Invoked)))
+    res = await client.text_document_inline_completion_async(
+        lsp.InlineCompletionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri),
+            position=position_at(text, len(text) if offset is None else offset),
+            context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Invoked),
+        )
+    )
     items = list(res.items if isinstance(res, lsp.InlineCompletionList) else (res or []))
     return [i.insert_text if isinstance(i.insert_text, str) else i.insert_text.value for i in items]
 

@@ -112,7 +112,9 @@ async def client(lsp_client: LanguageClient):
 
 def configure(client: LanguageClient, url: str, **more: object) -> None:
     fallback = {"url": url, "completions": "always", "deadlineMs": 600000, **more}
-    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {"fallback": fallback}}))
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"laya": {"fallback": fallback}})
+    )
 
 
 async def inline(client: LanguageClient, uri: str, text: str) -> tuple[list[str], dict]:
@@ -238,4 +240,6 @@ async def test_unsure_answers_are_handed_off(client: LanguageClient, stand_in: S
     assert (await handoff_record(client, before))["status"] == "ok"
     texts, record = await inline(client, uri, DOC)
     assert record["source"] == "handoff" and texts == [MARKER], (record, texts)
-    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {"minConfidence": 0.0}}))
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"laya": {"minConfidence": 0.0}})
+    )

@@ -148,8 +148,13 @@ def test_lsp_change_to_a_document_that_is_not_open_is_dropped(lsp: Any):
         await c.did_change(uri, 2, [{"range": {"start": {"line": 0, "character": 0},
                                                "end": {"line": 0, "character": 0}}, "text": "x"}])
         assert await c.call("laya/documentText", {"uri": uri}) is None
-        errors = [r.msg for r in c.received()[n:] if isinstance(r.msg, dict)
-                  and r.msg.get("method") in ("window/logMessage", "window/showMessage") and r.msg["params"]["type"] == 1]
+        errors = [
+            r.msg
+            for r in c.received()[n:]
+            if isinstance(r.msg, dict)
+            and r.msg.get("method") in ("window/logMessage", "window/showMessage")
+            and r.msg["params"]["type"] == 1
+        ]
         assert errors == []
         await _serves(c)
 

@@ -68,7 +68,9 @@ async def test_a_list_asked_again_while_typing_asks_for_one(client: LanguageClie
 
 
 async def test_typing_candidates_is_validated_and_the_server_keeps_serving(client: LanguageClient):
-    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {"typingCandidates": 0}}))
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"laya": {"typingCandidates": 0}})
+    )
     uri = "file:///still.py"
     open_doc(client, uri, DOC)
     # the bad value is refused (the previous one stays): typing still asks for one

@@ -5,9 +5,10 @@ benchmarks/data/heldout-files/<language>/, sorted and shuffled with seed 32, fir
 here), second half `evaluation` (what `benchmarks/quality.py --files-half evaluation` reports, with HumanEval
 and the held-out lines, which no fit looks at either).
 
-  python training/confidence_fit.py collect --half calibration [--files 6 --per-file 4]  # -> training/confidence/calibration.jsonl
-  python training/confidence_fit.py collect --half evaluation [--extra 30]  # -> training/confidence/evaluation.jsonl
-  python training/confidence_fit.py fit [--write]                # compare cut rules, write confidence.json
+  python training/confidence_fit.py collect --half calibration [--files 6 --per-file 4]  # ->
+  training/confidence/calibration.jsonl python training/confidence_fit.py collect --half evaluation [--extra 30]  # ->
+  training/confidence/evaluation.jsonl python training/confidence_fit.py fit [--write]                # compare cut
+  rules, write confidence.json
 
 `collect` asks the orchestrator (the server's own flow, in process: ghost text, confidence cut off) for each
 task of the half (line completion after indentation, `return ` and the first `.`) and keeps, per suggestion,
@@ -71,7 +72,9 @@ def tasks_of(half: str, files: int, per_file: int, extra: int) -> list[dict[str,
         rows = [json.loads(x) for x in single.open()][:extra] if single.exists() else []
         tasks += [{"id": r["task_id"], "prefix": r["prompt"], "suffix": r["suffix"], "middle": r["canonical_solution"],
                    "language": "python", "set": "humaneval-single", "doc": r["task_id"]} for r in rows]
-        tasks += [{**r, "set": "heldout-lines", "doc": r["id"]} for r in [json.loads(x) for x in HELDOUT.open()][:extra]]
+        tasks += [
+            {**r, "set": "heldout-lines", "doc": r["id"]} for r in [json.loads(x) for x in HELDOUT.open()][:extra]
+        ]
     return tasks
 
 
@@ -172,22 +175,39 @@ def fit(args: argparse.Namespace) -> None:
         raw = {s: person_measures([r["suggestions"][0]["text"] if r["suggestions"] else "" for r in evaluation
                                    if r["set"] == s], [r["truth"] for r in evaluation if r["set"] == s])
                for s in sorted({r["set"] for r in evaluation})}
-        report[name] = {"coef": cal.coef, "intercept": cal.intercept, "threshold": threshold,
-                        "calibration": on_calib, "tokens": len(y),
-                        "eval_log_loss": round(float(-np.mean(ye * np.log(p + 1e-12) + (1 - ye) * np.log(1 - p + 1e-12))), 4),
-                        "evaluation": per_set, "uncut": raw}
+        report[name] = {
+            "coef": cal.coef,
+            "intercept": cal.intercept,
+            "threshold": threshold,
+            "calibration": on_calib,
+            "tokens": len(y),
+            "eval_log_loss": round(float(-np.mean(ye * np.log(p + 1e-12) + (1 - ye) * np.log(1 - p + 1e-12))), 4),
+            "evaluation": per_set,
+            "uncut": raw,
+        }
     print(json.dumps(report, indent=1))
     chosen = "learned" if _beats(report["learned"]["evaluation"], report["baseline"]["evaluation"]) else "baseline"
     print("chosen:", chosen)
     if args.write:
         cal = cals[chosen]
-        CALIBRATION_FILE.write_text(json.dumps({
-            "about": "p(the text up to a token is right as far as it goes) = sigmoid(intercept + coef . features of the "
-                     "tokens so far), fitted by training/confidence_fit.py on the calibration half of "
-                     "benchmarks/data/heldout-files; threshold: the default minConfidence (most characters saved "
-                     f"at precision >= {args.precision} on that half)",
-            "model": chosen, "intercept": cal.intercept, "coef": cal.coef, "threshold": cal.threshold,
-            "calibration_half": report[chosen]["calibration"], "tokens": report[chosen]["tokens"]}, indent=1) + "\n")
+        CALIBRATION_FILE.write_text(
+            json.dumps(
+                {
+                    "about": "p(the text up to a token is right as far as it goes) = sigmoid(intercept + coef . "
+                    "features of the tokens so far), fitted by training/confidence_fit.py on the calibration half of "
+                    "benchmarks/data/heldout-files; threshold: the default minConfidence (most characters saved "
+                    f"at precision >= {args.precision} on that half)",
+                    "model": chosen,
+                    "intercept": cal.intercept,
+                    "coef": cal.coef,
+                    "threshold": cal.threshold,
+                    "calibration_half": report[chosen]["calibration"],
+                    "tokens": report[chosen]["tokens"],
+                },
+                indent=1,
+            )
+            + "\n"
+        )
 
 
 def _beats(a: dict[str, Any], b: dict[str, Any]) -> bool:

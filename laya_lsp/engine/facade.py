@@ -311,7 +311,8 @@ class Engine:
         assert self.lm is not None and self.caches is not None and self.decoder is not None
         lm, s = self.lm, self.settings
         heal = trailing_blanks(req.text[: max(0, min(req.offset, len(req.text)))])
-        line_stop = LineStop(max(1, req.max_lines), frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids)
+        line_stop = LineStop(max(1, req.max_lines), frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids,
+                             lm.bracket_depths)
 
         def stop(ids: list[int], token: int) -> Verdict:  # counts as it goes: a cancelled record shows how far
             if len(ids) + 1 > st.now.decode_tokens:

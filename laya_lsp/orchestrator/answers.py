@@ -95,8 +95,15 @@ def shown_for(suggestions: list[Suggestion], kind: Kind, threshold: float) -> tu
 
 
 
-def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult,
-          syntax: SyntaxSettings | None, min_confidence: float = 0.0, calibration: Calibration | None = None) -> Cleaned:
+def clean(
+    doc: SyntaxDocument,
+    offset: int,
+    plan: CompletionPlan,
+    result: CompletionResult,
+    syntax: SyntaxSettings | None,
+    min_confidence: float = 0.0,
+    calibration: Calibration | None = None,
+) -> Cleaned:
     """The cleaned suggestions (`syntax` None: post-processing is off, raw lines, never cut), each with its
     confidence and cut at `min_confidence`; the caller books the record."""
     t0 = time.perf_counter()

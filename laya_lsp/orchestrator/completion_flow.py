@@ -66,7 +66,11 @@ class CompletionFlow:
         # Asked in this order: a remembered answer beats sharing a running job, which beats a new run; a
         # serving engine's answer for this very text beats the local one shown there.
         self.strategies: list[LatencyStrategy] = [
-            HandOff(settings, records, background, typed, self._context), typed, speculation, SharedJob(settings), FirstLineFirst(settings, background, typed, speculation),
+            HandOff(settings, records, background, typed, self._context),
+            typed,
+            speculation,
+            SharedJob(settings),
+            FirstLineFirst(settings, background, typed, speculation),
             self.warm_up,
         ]
 
@@ -244,9 +248,20 @@ class CompletionFlow:
             return []
         return self.context.chunks(doc_id, doc, offset, self.settings())
 
-    def request_for(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: Kind, plan: CompletionPlan,
-                    version: int | None, debounce: bool, background: bool = False,
-                    source: str = "model", candidates: int | None = None, lines: int | None = None) -> CompletionRequest:
+    def request_for(
+        self,
+        doc_id: str,
+        doc: SyntaxDocument,
+        offset: int,
+        kind: Kind,
+        plan: CompletionPlan,
+        version: int | None,
+        debounce: bool,
+        background: bool = False,
+        source: str = "model",
+        candidates: int | None = None,
+        lines: int | None = None,
+    ) -> CompletionRequest:
         """The engine request for a completion at `offset` under `plan` (with the context before the prompt);
         `candidates` None asks for the `candidates` setting, `lines` None for the plan's line count."""
         s = self.settings()

@@ -5,7 +5,7 @@ from . import Case, src
 CASES = [
     Case("js single line cut", "javascript",
          "const total = items.reduce(█);\n", "(a, b) => a + b, 0);\nconsole.log(total);",
-         "(a, b) => a + b, 0", plan="single_line", rules=("single_line", "auto_closed")),
+         "(a, b) => a + b, 0", plan="single_line", rules=("auto_closed",)),
     Case("js function body stops at the closing brace", "javascript",
          src("""
              function square(x) {

@@ -6,11 +6,13 @@ branch emits, drafted ones included.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from enum import Enum
 
 from ...lines import ends_answer
+
+NO_BRACKETS = (0, 0, 0)
 
 
 class Verdict(Enum):
@@ -32,15 +34,21 @@ def never_stop(_ids: list[int], _token: int) -> Verdict:
 @dataclass(frozen=True)
 class LineStop:
     """Completions' stop rule: a special token ends a branch (and is dropped); so does the token that ends its
-    `max_lines`-th line (laya_lsp/lines.py: the rule post-processing cuts the text by)."""
+    `max_lines`-th line, or the line where it closed a bracket opened before it (laya_lsp/lines.py: the rule
+    post-processing cuts the text by). `bracket_depths`: `lines.bracket_depths` of each token with a bracket."""
 
     max_lines: int
     stop_ids: frozenset[int]
     newline_ids: frozenset[int]
     blank_ids: frozenset[int]
+    bracket_depths: Mapping[int, tuple[int, int, int]] = field(default_factory=dict)
 
     def __call__(self, ids: list[int], token: int) -> Verdict:
         if token in self.stop_ids:
             return Verdict.CUT
-        ended = ends_answer(ids, token, self.max_lines, self.newline_ids.__contains__, self.blank_ids.__contains__)
+        ended = ends_answer(ids, token, self.max_lines, self.newline_ids.__contains__, self.blank_ids.__contains__,
+                            self._depths)
         return Verdict.END if ended else Verdict.GO
+
+    def _depths(self, token: int) -> tuple[int, int, int]:
+        return self.bracket_depths.get(token, NO_BRACKETS)

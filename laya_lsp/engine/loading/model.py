@@ -20,12 +20,15 @@ import mlx.core as mx
 from mlx import nn
 
 from ...device import device_defaults, mlx_device_kind
+from ...lines import CLOSERS, OPENERS, bracket_depths
 from ..caches.prompt_caches import DocumentCache
 from ..decoding.healing import HealMasks
 from ..decoding.names import TokenTrie
 from .fim import FimFormat, PromptBuilder, detect_fim
 from .tokenizer import Tokenizer, TokenizerError, load_tokenizer
 from .weights import dequantize, float_bytes, load_weights, quantization_label
+
+_BRACKETS = frozenset(OPENERS + CLOSERS)
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +61,16 @@ class LoadedModel:
     timings: dict[str, float] = field(default_factory=dict)
     healing: HealMasks = field(default_factory=lambda: HealMasks([]), repr=False)
     _token_trie: TokenTrie | None = field(default=None, repr=False)
+    _bracket_depths: dict[int, tuple[int, int, int]] | None = field(default=None, repr=False)
+
+    @property
+    def bracket_depths(self) -> dict[int, tuple[int, int, int]]:
+        """`lines.bracket_depths` of every token whose text has a bracket (the line rule's stop, decoding/stop.py),
+        computed on first use (a few ms for a large vocabulary), never at load."""
+        if self._bracket_depths is None:
+            self._bracket_depths = {i: bracket_depths(t) for i, t in enumerate(self.token_texts)
+                                    if not _BRACKETS.isdisjoint(t)}
+        return self._bracket_depths
 
     @property
     def token_trie(self) -> TokenTrie:

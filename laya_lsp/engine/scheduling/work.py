@@ -145,7 +145,7 @@ class ModelWork:
         cache = borrow(lm, self._document() if self._document else None, prompt)
         pre = prefill_chunked(lm.model, cache, prompt, self._chunk, self._token)
         t0 = time.perf_counter()
-        stop = LineStop(max_lines, frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids)
+        stop = LineStop(max_lines, frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids, lm.bracket_depths)
         branches = decode_branches(lm.model, cache, pre.logits, DecodeSettings(k, max_tokens, stop), self._token)
         out = [Candidate(whole_characters(lm.decode(br.ids)), br.logprob, len(br.ids)) for br in branches]
         self._count(len(prompt), pre.reused, pre.ms, max((c.tokens for c in out), default=0),

@@ -158,7 +158,9 @@ class HandOff(LatencyStrategy):
             self.records.failed(ask.doc_id, Kind.HANDOFF, plan.reason, exc, own=True)
             return
         timings = Timings(total_ms=(time.perf_counter() - started) * 1000)
-        result = CompletionResult([Candidate(asked.answer(said.text), 0.0, 0)], timings, ask.version, {"remoteModel": said.model})
+        result = CompletionResult(
+            [Candidate(asked.answer(said.text), 0.0, 0)], timings, ask.version, {"remoteModel": said.model}
+        )
         cleaned = remote_answer(clean(doc, ask.offset, plan, result, s.syntax() if s.postprocess else None))
         answer = cleaned.booked(self.records.answered(ask.doc_id, Kind.HANDOFF, Source.HANDOFF, result, plan.reason,
                                                       own=True, postprocess_ms=cleaned.postprocess_ms,
