@@ -309,7 +309,11 @@ class LspFuzzer:
             await self._send(act, pending)
             self.tally.messages += 1
         for rid, method, params, fut in pending:
-            resp = await self.c.wait_response(fut, self.timeout, f"{method} {rid}")
+            try:
+                resp = await self.c.wait_response(fut, self.timeout, f"{method} {rid}")
+            except TimeoutError:  # never answered: the finding names what was asked, then the run ends
+                self.tally.findings.append(f"{method} {rid} unanswered: {json.dumps(params, default=repr)[:300]}")
+                raise
             self._check_response(method, params, resp)
         await self._check_state()
         self.tally.sequences += 1
