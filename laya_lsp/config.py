@@ -42,7 +42,7 @@ _SYNTAX = SyntaxSettings()
 
 @dataclass
 class Settings:
-    """Every documented configuration key (README, "Configuration")."""
+    """Every documented configuration key (README, "Settings")."""
 
     model: str = ""  # local mlx-lm directory or Hugging Face repo id; empty = embedded default model
     allow_download: bool = False
