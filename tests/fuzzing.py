@@ -309,7 +309,11 @@ class LspFuzzer:
             await self._send(act, pending)
             self.tally.messages += 1
         for rid, method, params, fut in pending:
-            resp = await self.c.wait_response(fut, self.timeout, f"{method} {rid}")
+            try:
+                resp = await self.c.wait_response(fut, self.timeout, f"{method} {rid}")
+            except TimeoutError:  # never answered: the finding names what was asked, then the run ends
+                self.tally.findings.append(f"{method} {rid} unanswered: {json.dumps(params, default=repr)[:300]}")
+                raise
             self._check_response(method, params, resp)
         await self._check_state()
         self.tally.sequences += 1
@@ -378,7 +382,9 @@ class LspFuzzer:
                 if INSIDES.search(json.dumps(err)):
                     self.tally.findings.append(f"error shows insides: {json.dumps(err)[:300]}")
             elif msg.get("method") in ("window/showMessage", "window/logMessage") and msg["params"]["type"] == 1:
-                self.tally.findings.append(f"{msg['method']}: {msg['params']['message'][:300]}")
+                # The server's own log says what failed (the client is told nothing of it, by design).
+                cause = [line[:300] for line in c.stderr.splitlines()[-200:] if " ERROR " in line][-3:]
+                self.tally.findings.append(f"{msg['method']}: {msg['params']['message'][:200]}; server log: {cause}")
         self._seen = len(received)
         for u, text in self.docs.items():
             doc = await c.call("laya/documentText", {"uri": u}, self.timeout)
