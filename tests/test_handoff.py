@@ -26,7 +26,9 @@ from laya_lsp.orchestrator.latency.handoff import remote_prompt
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 # Every model run hands off ("always"): which positions are unsure is the confidence cut's business.
+# (ghost text whatever the model's confidence: these tests are about other things; the cut: test_confidence*)
 BASE = {"debounceMs": 0, "candidates": 1, "typingCandidates": 1, "maxTokens": 24, "speculative": False,
+        "minConfidence": 0,
         "warmUp": False, "firstLineFirst": False, "crossFileTokens": 0}
 DOC = "def total(values):\n    result = 0\n    for v in values:\n        result = "
 MARKER = "remote_marker(v)"  # what the stand-in server answers: no local model writes it

@@ -25,7 +25,9 @@ TEXT, CURSOR = ROW["prompt"] + ROW["suffix"], len(ROW["prompt"])
 async def client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(lsp.InitializeParams(
         capabilities=lsp.ClientCapabilities(), process_id=None,
-        initialization_options={"candidates": 2, "typedThrough": False, "speculative": False, "steerNames": False}))
+        # (minConfidence 0: ghost text whatever the model's confidence; this is about the wider run)
+        initialization_options={"candidates": 2, "typedThrough": False, "speculative": False, "steerNames": False,
+                                "minConfidence": 0}))
     yield
     await lsp_client.shutdown_session()
 

@@ -19,6 +19,7 @@ from ..config import Settings
 from ..engine import CompletionRequest, CompletionResult, Engine, Status
 from ..syntax import CompletionPlan, SyntaxDocument, plan_completion
 from .answers import Cleaned, Completion, clean
+from .confidence import calibration_for
 from .latency import (
     Ask,
     Background,
@@ -275,4 +276,6 @@ class CompletionFlow:
 
     def _cleaned(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Cleaned:
         s = self.settings()
-        return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None, s.min_confidence)
+        info = self.engine.model_info()
+        return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None, s.min_confidence,
+                     calibration_for(info.name if info is not None else None))

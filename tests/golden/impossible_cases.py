@@ -36,5 +36,8 @@ CASES = [
          "if x is None:\n        return None", rules=("loop",)),
     Case("a line three times keeps one copy", "javascript", "function f(x) {\n  █\n}\n",
          "x = __file__;\n  x = __file__;\n  x = __file__;\n  return x;", "x = __file__;", rules=("loop",)),
+    Case("punctuation repeated over a line is a loop too", "python", "import os\nBASE = os.path.join(█)\n",
+         "os.path.dirname(__file__), '..', '..', '..', '..', '..', '..'", "os.path.dirname(__file__), '..'",
+         rules=("loop",)),
     Case("a list of zeros is no loop", "python", "zeros = █\n", "[0, 0, 0, 0, 0, 0]", "[0, 0, 0, 0, 0, 0]"),
 ]

@@ -79,7 +79,7 @@ def remote_prompt(fim: str, text: str, offset: int, context: list[tuple[str, str
 def remote_answer(cleaned: Cleaned) -> Cleaned:
     """A serving engine's cleaned answer as shown: its text passed the same checks as a local one; the local
     model's calibrated confidence says nothing about another model's text, so it is not cut for it."""
-    return replace(cleaned, suggestions=[replace(x, confidence=1.0, cut=False) for x in cleaned.suggestions])
+    return replace(cleaned, suggestions=[replace(x, confidence=1.0, cut_at=None) for x in cleaned.suggestions])
 
 
 @dataclass
