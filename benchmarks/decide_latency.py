@@ -5,8 +5,8 @@
 `lsp`: a fresh server over stdio, three apps' contexts (no document) with 3-4 choices that have descriptions,
 decided in turn (A B C A B C ...): the process's first decision, each context's first, and p50/p95 of the warm
 calls as the client sees them, with the server's prompt / reused tokens and prefill / scoring split.
-`engine`: a document position in the middle of a stdlib file (`bisect.py`'s second half, at a `def `), choices of 2, 3, 4
-and 8 names (one- and several-token options), each decided through the engine facade exactly as the LSP and
+`engine`: a document position in the middle of a stdlib file (`bisect.py`'s second half, at a `def `), choices of 2, 3,
+4 and 8 names (one- and several-token options), each decided through the engine facade exactly as the LSP and
 HTTP fronts do (`Engine.submit_work` running `decisions.decide.decide_with`). The first decision of the process
 prefills the decision prompt (`decisionTokens` = 256) cold; the warm ones find it cached. Reports the first
 call, p50 and p95 of the warm calls per choice count, with the server's prefill / scoring split. Saves JSON under

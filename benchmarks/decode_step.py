@@ -284,8 +284,9 @@ def run_step_only(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
 
 def run_gpu(model_dir: str, repeats: int, steps: int) -> dict[str, Any]:
     """On a GPU: ms/token of laya's decode core (each step read before the next), laya's step overlapped as
-    mlx-lm's generate_step does (compiled, and without mx.compile) and mlx-lm's plain call, at each context and k; with MLX_SAVE_CUDA_GRAPHS_DOT_FILE set, the CUDA graphs MLX
-    launches per overlapped step and their kernel nodes (one dot file per graph)."""
+    mlx-lm's generate_step does (compiled, and without mx.compile) and mlx-lm's plain call, at each context and k; with
+    MLX_SAVE_CUDA_GRAPHS_DOT_FILE set, the CUDA graphs MLX launches per overlapped step and their kernel nodes (one dot
+    file per graph)."""
     import glob
 
     bench = Bench(model_dir)

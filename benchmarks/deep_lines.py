@@ -6,8 +6,8 @@ everything it defines fits the prompt; these tasks keep whole files of the held-
 more-itertools, pyparsing: never in the training corpus, see training/README.md) with the cursor after the
 indentation of a code line at least FAR characters into the file. Two sets:
 - `deep-lines`: such lines at random (does a change hurt ordinary completions?);
-- `deep-names`: the cursor inside a line, right before a name the file's outline defines (an import, a function, a method,
-  an attribute set in `__init__`) that does not occur in the FAR characters above the line, the rest of the
+- `deep-names`: the cursor inside a line, right before a name the file's outline defines (an import, a function, a
+  method, an attribute set in `__init__`) that does not occur in the FAR characters above the line, the rest of the
   line to complete (can the model write a name it cannot see in the window?).
 The data file holds each file once with its tasks' (line, column) pairs; `load_sets` expands them.
 """

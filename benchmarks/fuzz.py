@@ -95,10 +95,20 @@ def lsp_campaign(args: argparse.Namespace) -> dict[str, Any]:
     code = loop.run_until_complete(c.shutdown_and_exit()) if died is None else None
     loop.run_until_complete(c.close())
     t = fuzzer.tally
-    return {"params_drawn": sum(map(len, pool.values())), "schemas_drawn": len(schemas), "sequences": t.sequences, "messages": t.messages, "requests": t.requests,
-            "codes": t.codes, "findings": t.findings[:200], "finding_count": len(t.findings), "died": died,
-            "exit_code": code, "completion_after": bool(final and final.get("result") and final["result"].get("items")),
-            "seconds": round(time.perf_counter() - t0, 1)}
+    return {
+        "params_drawn": sum(map(len, pool.values())),
+        "schemas_drawn": len(schemas),
+        "sequences": t.sequences,
+        "messages": t.messages,
+        "requests": t.requests,
+        "codes": t.codes,
+        "findings": t.findings[:200],
+        "finding_count": len(t.findings),
+        "died": died,
+        "exit_code": code,
+        "completion_after": bool(final and final.get("result") and final["result"].get("items")),
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
 
 
 def http_campaign(args: argparse.Namespace) -> dict[str, Any]:

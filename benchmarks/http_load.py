@@ -177,14 +177,25 @@ def main() -> int:
         for n in (int(x) for x in args.clients.split(",")):
             row = asyncio.run(level(server.url, args.endpoint, n, args.requests, args.max_seconds))
             levels.append(row)
-            print(f"{n:>2} clients: p50 {row['p50_ms']:7.1f} ms  p95 {row['p95_ms']:7.1f} ms  "
-                  f"{row['throughput_rps']:6.2f} req/s  server p50 {row['server_p50_total_ms']:6.1f} ms  "
-                  f"decode {row['mean_decode_tokens']:.0f} tok  reuse {row['reuse_ratio']:.2f}  429s {row['rejected_429']}  ({row['ok']}/{row['requests']} ok)")
+            print(
+                f"{n:>2} clients: p50 {row['p50_ms']:7.1f} ms  p95 {row['p95_ms']:7.1f} ms  "
+                f"{row['throughput_rps']:6.2f} req/s  server p50 {row['server_p50_total_ms']:6.1f} ms  "
+                f"decode {row['mean_decode_tokens']:.0f} tok  reuse {row['reuse_ratio']:.2f}  429s "
+                f"{row['rejected_429']}  ({row['ok']}/{row['requests']} ok)"
+            )
     finally:
         server.close()
-    path = save("http-load" + (f"-{args.tag}" if args.tag else ""), {"endpoint": args.endpoint, "settings": settings, "model": info["model"],
-                              "blas": info["blas"], "levels": levels,
-                              "command": "python -m benchmarks.http_load " + " ".join(sys.argv[1:])})
+    path = save(
+        "http-load" + (f"-{args.tag}" if args.tag else ""),
+        {
+            "endpoint": args.endpoint,
+            "settings": settings,
+            "model": info["model"],
+            "blas": info["blas"],
+            "levels": levels,
+            "command": "python -m benchmarks.http_load " + " ".join(sys.argv[1:]),
+        },
+    )
     print(f"saved {path}")
     return 0
 

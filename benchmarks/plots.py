@@ -273,7 +273,8 @@ def markdown_table(result: dict[str, Any]) -> str:
          f"{_f(h.get('naive_p50_ms'))} ms → {_f(h.get('naive_over_laya_lsp_p50'), '{:.1f}x')} / "
          f"{_f(h.get('naive_over_laya_engine_k1_p50'), '{:.1f}x')} | ≥ 10x |"),
         (f"| laya engine alone, k=5 ÷ k=1 p50 (1 / 3 buffers) | "
-         f"{_f(h.get('laya_engine_k5_over_k1_1buf'), '{:.2f}x')} / {_f(h.get('laya_engine_k5_over_k1_3buf'), '{:.2f}x')}"
+         f"{_f(h.get('laya_engine_k5_over_k1_1buf'), '{:.2f}x')} / "
+         f"{_f(h.get('laya_engine_k5_over_k1_3buf'), '{:.2f}x')}"
          f" | ≤ 1.5x |"),
     ]
     if result.get("pauses"):
@@ -283,7 +284,8 @@ def markdown_table(result: dict[str, Any]) -> str:
     for q in ("f32", "f16"):
         if h.get(f"llamacpp_{q}_3buf_p50_ms") is not None:
             lines.append(
-                f"| llama.cpp {q} p50 (threads:wait {h.get('llamacpp_config', '2:passive')}), 1 / 3 buffers; laya ÷ llama.cpp (1 / 3 buffers): engine alone k=1; "
+                f"| llama.cpp {q} p50 (threads:wait {h.get('llamacpp_config', '2:passive')}), 1 / 3 buffers; laya ÷ "
+                "llama.cpp (1 / 3 buffers): engine alone k=1; "
                 f"LSP answered keystrokes; LSP all responses | "
                 f"{_f(h.get(f'llamacpp_{q}_1buf_p50_ms'))} / {_f(h.get(f'llamacpp_{q}_3buf_p50_ms'))} ms; "
                 f"{_f(h.get(f'laya_engine_k1_over_llamacpp_{q}_1buf'), '{:.2f}x')} / "
@@ -301,10 +303,13 @@ def markdown_table(result: dict[str, Any]) -> str:
     lines += [
         (f"| effective decode ms/token on the replay's prompts, engine alone k=1, drafts on / off (1 buffer; 3 "
          f"buffers); tokens per forward, draft acceptance (1 / 3 buffers) | "
-         f"{_f(h.get('effective_decode_ms_per_token_1buf'), '{:.2f}')} / {_f(h.get('plain_decode_ms_per_token_1buf'), '{:.2f}')}; "
-         f"{_f(h.get('effective_decode_ms_per_token_3buf'), '{:.2f}')} / {_f(h.get('plain_decode_ms_per_token_3buf'), '{:.2f}')}; "
+         f"{_f(h.get('effective_decode_ms_per_token_1buf'), '{:.2f}')} / "
+         f"{_f(h.get('plain_decode_ms_per_token_1buf'), '{:.2f}')}; "
+         f"{_f(h.get('effective_decode_ms_per_token_3buf'), '{:.2f}')} / "
+         f"{_f(h.get('plain_decode_ms_per_token_3buf'), '{:.2f}')}; "
          f"{_f(h.get('tokens_per_forward_1buf'), '{:.2f}')} / {_f(h.get('tokens_per_forward_3buf'), '{:.2f}')}, "
-         f"{_f(h.get('draft_acceptance_1buf'), '{:.0%}')} / {_f(h.get('draft_acceptance_3buf'), '{:.0%}')} | ≤ 2.5 ms |"),
+         f"{_f(h.get('draft_acceptance_1buf'), '{:.0%}')} / {_f(h.get('draft_acceptance_3buf'), '{:.0%}')} | ≤ 2.5 ms "
+         "|"),
         (f"| decode ms/token, default model fp32, the server's step k=1 (context 64 / ~1000; floor) | "
          f"{_f(h.get('decode_ms_per_token_ctx64'), '{:.2f}')} / {_f(h.get('decode_ms_per_token_ctx1024'), '{:.2f}')}"
          f" ms ({_f(h.get('decode_floor_ms_per_token'), '{:.2f}')} ms) | ≤ 2.5 ms (≤ 1.4x the floor) |"),
@@ -314,8 +319,10 @@ def markdown_table(result: dict[str, Any]) -> str:
     ]
     trows = result.get("typing", {}).get("rows", [])
     if trows:
-        lines += ["", "Typing replay through the LSP (per answered keystroke; server-side split from `laya/stats`):", "",
-                  ("| buffers | request | p50 ms | p95 ms | max ms | answered / keystrokes | p50 / p95 ms, all responses "
+        lines += ["", "Typing replay through the LSP (per answered keystroke; server-side split from `laya/stats`):",
+                  "",
+                  ("| buffers | request | p50 ms | p95 ms | max ms | answered / keystrokes | p50 / p95 ms, all "
+                   "responses "
                    "| reuse | answered without a model run | server prefill / decode p50 ms |"),
                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in trows:
@@ -323,7 +330,8 @@ def markdown_table(result: dict[str, Any]) -> str:
             lines.append(f"| {r['buffers']} | {r['kind']} | {_f(r.get('p50_ms'))} | {_f(r.get('p95_ms'))} | "
                          f"{_f(r.get('max_ms'))} | {r.get('answered', 0)} / {r.get('keystrokes')} | "
                          f"{_f(r.get('all_responses_p50_ms'))} / {_f(r.get('all_responses_p95_ms'))} | "
-                         f"{_f(r.get('reuse_ratio'), '{:.1%}')} | {_f(sv.get('answered_without_model_share'), '{:.0%}')}"
+                         f"{_f(r.get('reuse_ratio'), '{:.1%}')} | "
+                         f"{_f(sv.get('answered_without_model_share'), '{:.0%}')}"
                          f" | {_f(sv.get('prefill_ms_p50'))} / {_f(sv.get('decode_ms_p50'))} |")
     peer_rows = []
     for system, runs in result.get("peers", {}).items():
@@ -353,7 +361,8 @@ def markdown_table(result: dict[str, Any]) -> str:
             if "ms_per_token" in r:
                 cache = f"; {r['cache_floor_ms_per_token']}" if r.get("cache_floor_ms_per_token") else ""
                 lines.append(f"| {r['shape']} | {r['dtype']} | {r['params'] / 1e6:.0f}M | "
-                             f"{r['weight_bytes'] / 2**20:.0f} MiB | {r['prefill_tokens_per_s']} | {r['ms_per_token']} | "
+                             f"{r['weight_bytes'] / 2**20:.0f} MiB | {r['prefill_tokens_per_s']} | "
+                             f"{r['ms_per_token']} | "
                              f"{r['floor_ms_per_token']}{cache} | {r['x_floor']} |")
             else:
                 lines.append(f"| {r['shape']} | {r['dtype']} | | | | {r.get('error')} | | |")
@@ -373,7 +382,8 @@ def _brought_lines(rows: list[dict[str, Any]]) -> list[str]:
         t = r.get("typing") or {}
         out.append(f"| {r.get('shape')} | {r.get('quantization')} | {r.get('dtype', '')} | "
                    f"{r.get('ms_per_token', r.get('error'))} | "
-                   f"{r.get('floor_ms_per_token', '—')} | {t.get('p50_ms', t.get('error', '—'))} / {t.get('max_ms', '—')} |")
+                   f"{r.get('floor_ms_per_token', '—')} | {t.get('p50_ms', t.get('error', '—'))} / "
+                   f"{t.get('max_ms', '—')} |")
     return out
 
 

@@ -8,8 +8,8 @@ multi-line infilling (even problem ids, ../shared/evals), the held-out real-code
 (benchmarks/data/heldout.jsonl: windows of at most 3,000 + 1,500 characters cut out of files kept out of the
 training corpus) and real-code lines of whole files (`file-lines`, examples/ by default: Python, JavaScript,
 Go; `files-<language>`, one set a language, from benchmarks/data/heldout-files/<language>/: files of packages kept
-out of the training corpus), with the cursor after a line's indentation, after its `return ` and after its first `.`. Trivial
-baselines (empty answer, copy of the previous line) give the numbers a floor.
+out of the training corpus), with the cursor after a line's indentation, after its `return ` and after its first `.`.
+Trivial baselines (empty answer, copy of the previous line) give the numbers a floor.
 
 Each set runs once with post-processing and once without (same model, greedy, so the same raw answers), and
 per request the two are compared: `empty_while_raw_not` is the share of requests post-processing left
@@ -102,8 +102,15 @@ def file_line_tasks(patterns: list[str], limit: int) -> list[dict[str, Any]]:
                 cuts.append(dot.end())
             for cut in cuts:
                 name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-                tasks.append({"id": f"{name}:{number}:{cut}", "language": language, "prefix": text[:start + cut], "middle": line[cut:],
-                              "suffix": text[start + len(line):]})
+                tasks.append(
+                    {
+                        "id": f"{name}:{number}:{cut}",
+                        "language": language,
+                        "prefix": text[: start + cut],
+                        "middle": line[cut:],
+                        "suffix": text[start + len(line) :],
+                    }
+                )
             start += len(line) + 1
     random.Random(0).shuffle(tasks)
     return tasks[:limit]
@@ -300,7 +307,8 @@ def compare(tasks: list[dict[str, Any]], post: list[dict[str, Any]], raw: list[d
             # empty although the raw answer (as a line of its own above code) would keep the document parseable
             "empty_while_raw_fits": _mean([float(post[i]["empty"] and raw[i]["fits"] is True) for i in index], 4),
             "right_answers_lost": _mean([float(raw[i]["em"] == 1.0 and post[i]["em"] == 0.0) for i in index], 4),
-            "exact_match": _mean([post[i]["em"] for i in index], 4), "raw_exact_match": _mean([raw[i]["em"] for i in index], 4),
+            "exact_match": _mean([post[i]["em"] for i in index], 4),
+            "raw_exact_match": _mean([raw[i]["em"] for i in index], 4),
             "edit_similarity": _mean([post[i]["es"] for i in index], 2),
             "raw_edit_similarity": _mean([raw[i]["es"] for i in index], 2),
         }
@@ -378,17 +386,27 @@ def main() -> int:
     p.add_argument("--files", nargs="+", default=FILES, help="glob patterns of the whole files (default: examples/*)")
     p.add_argument("--quick", action="store_true", help="30 tasks per set")
     p.add_argument("--no-raw", action="store_true", help="skip the run without post-processing")
-    p.add_argument("--raw-from", metavar="RESULTS_JSON",
-                   help="take the run without post-processing from an earlier results file (.json or .json.gz) of the same model and "
-                        "tasks instead of running it again (to compare post-processing variants)")
+    p.add_argument(
+        "--raw-from",
+        metavar="RESULTS_JSON",
+        help="take the run without post-processing from an earlier results file (.json or .json.gz) of the same model "
+             "and "
+        "tasks instead of running it again (to compare post-processing variants)",
+    )
     p.add_argument("--server-from", metavar="DIR", help="run the server from another checkout (a paired 'before' run)")
-    p.add_argument("--evals", default=str(EVALS), help="folder of the HumanEval infilling files (default: ../shared/evals)")
-    p.add_argument("--split", choices=["dev", "test"], help="only the tasks of this split (benchmarks/quality_names.py)")
+    p.add_argument(
+        "--evals", default=str(EVALS), help="folder of the HumanEval infilling files (default: ../shared/evals)"
+    )
+    p.add_argument(
+        "--split", choices=["dev", "test"], help="only the tasks of this split (benchmarks/quality_names.py)"
+    )
     p.add_argument("--sets", nargs="+", help="only these sets (default: all)")
     p.add_argument("--files-half", choices=["calibration", "evaluation"],
                    help="files-<language>: only this half of the held-out files (benchmarks/common.py heldout_half)")
     p.add_argument("--save-as", default="quality", help="results name: benchmarks/results/<date>-<name>.json")
-    p.add_argument("--settings", default="{}", help="laya settings (JSON) over the run's own, e.g. '{\"draftTokens\": 0}'")
+    p.add_argument(
+        "--settings", default="{}", help="laya settings (JSON) over the run's own, e.g. '{\"draftTokens\": 0}'"
+    )
     p.add_argument("--handoff", nargs="?", const="unsure", choices=["unsure", "always"],
                    help="with the hand-off to a local mlx_lm.server (fallback.completions; benchmarks/handoff.py)")
     p.add_argument("--remote-model", help="the model the serving engine serves (default: the embedded model)")
@@ -425,11 +443,14 @@ def run(args: argparse.Namespace) -> int:
             task["doc_parses"] = bool(parses(task["prefix"] + task["suffix"], task["language"]))
             task["truth_parses"] = bool(parses(task["prefix"] + task["middle"] + task["suffix"], task["language"]))
         saved = saved_raw_run(args.raw_from, name, tasks) if args.raw_from else None
-        entry: dict[str, Any] = {"baselines": baseline_scores(tasks, multi),
-                                 "docs_parse": sum(t["doc_parses"] for t in tasks),
-                                 "docs_parse_with_truth": sum(t["truth_parses"] for t in tasks),
-                                 "tasks": [{"id": t["id"], "class": t["class"], "trigger": t["trigger"], "split": t["split"]}
-                                           for t in tasks]}
+        entry: dict[str, Any] = {
+            "baselines": baseline_scores(tasks, multi),
+            "docs_parse": sum(t["doc_parses"] for t in tasks),
+            "docs_parse_with_truth": sum(t["truth_parses"] for t in tasks),
+            "tasks": [
+                {"id": t["id"], "class": t["class"], "trigger": t["trigger"], "split": t["split"]} for t in tasks
+            ],
+        }
         answers, server = asyncio.run(ask_all(tasks, name, args, postprocess=True))
         entry["laya"], post = score(tasks, answers, multi, server)
         if args.handoff:

@@ -39,10 +39,13 @@ def person_measures(shown: Sequence[str], truths: Sequence[str]) -> dict[str, An
     showing = [i for i, s in enumerate(shown) if s.strip()]
     right = [i for i in showing if right_as_far(shown[i], truths[i])]
     to_write = sum(len(t.rstrip()) for t in truths)
-    return {"n": n, "shown": round(len(showing) / n, 4) if n else 0.0,
-            "precision": round(len(right) / len(showing), 4) if showing else 0.0,
-            "chars_saved": round(sum(saved_chars(shown[i], truths[i]) for i in right) / to_write, 4) if to_write else 0.0,
-            "shown_wrong": round((len(showing) - len(right)) / n, 4) if n else 0.0}
+    return {
+        "n": n,
+        "shown": round(len(showing) / n, 4) if n else 0.0,
+        "precision": round(len(right) / len(showing), 4) if showing else 0.0,
+        "chars_saved": round(sum(saved_chars(shown[i], truths[i]) for i in right) / to_write, 4) if to_write else 0.0,
+        "shown_wrong": round((len(showing) - len(right)) / n, 4) if n else 0.0,
+    }
 
 
 def person_breakdown(shown: Sequence[str], truths: Sequence[str], classes: Sequence[str]) -> dict[str, Any]:

@@ -203,8 +203,14 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     await c.close()
     # The server's logged faults (tracebacks and error lines), so an engine error comes with its cause.
     server_errors = [line for line in c.stderr.splitlines() if " ERROR " in line or "Error" in line][:MAX_LOGGED]
-    return {"server_errors": server_errors, "samples": samples, "counts": counts, "exit_code": code, "final_stats": final["summary"],
-            "final_memory": final["memory"]}
+    return {
+        "server_errors": server_errors,
+        "samples": samples,
+        "counts": counts,
+        "exit_code": code,
+        "final_stats": final["summary"],
+        "final_memory": final["memory"],
+    }
 
 
 def windows_of(samples: list[dict], n: int) -> list[list[dict]]:

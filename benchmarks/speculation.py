@@ -132,9 +132,12 @@ def replay_section(lm: Any, prompt_sets: dict[str, Any], ks: tuple[int, ...], re
             row["decode_speedup"] = round(off["decode_ms_per_token"] / max(on["decode_ms_per_token"], 1e-9), 2)
             row["p50_speedup"] = round(off["p50_ms"] / max(on["p50_ms"], 1e-9), 2)
             out[f"{name} k={k}"] = row
-            log(f"{name} k={k}: p50 {off['p50_ms']:.1f} -> {on['p50_ms']:.1f} ms, decode {off['decode_ms_per_token']:.2f}"
+            log(
+                f"{name} k={k}: p50 {off['p50_ms']:.1f} -> {on['p50_ms']:.1f} ms, decode "
+                f"{off['decode_ms_per_token']:.2f}"
                 f" -> {on['decode_ms_per_token']:.2f} ms/token, steps {off['steps']} -> {on['steps']}, tokens/forward "
-                f"{on['tokens_per_forward']}, acceptance {on['acceptance']}, identical {same}; {on['by_source']}")
+                f"{on['tokens_per_forward']}, acceptance {on['acceptance']}, identical {same}; {on['by_source']}"
+            )
     return out
 
 

@@ -39,10 +39,13 @@ def scenario(name: str, files: list[Path], args: argparse.Namespace, kind: str, 
            "reuse_ratio": summary["reuse_ratio"], "decode_ms_per_token": summary["decode_ms_per_token"],
            "cold_start_to_first_answer_ms": summary["cold_start_to_first_answer_ms"],
            "by_source": summary["by_source"], "by_status": summary["by_status"]}
-    print(f"{name:<12} {kind:<10} p50 {row.get('p50_ms', float('nan')):7.1f}  p95 {row.get('p95_ms', float('nan')):7.1f}"
-          f"  max {row.get('max_ms', float('nan')):7.1f} ms  reuse {row['reuse_ratio']:.3f}"
-          f"  decode {row['decode_ms_per_token']:.2f} ms/tok  answered {row.get('answered', 0)}"
-          f"  no-model {row['answered_without_model_run']:.0%}", flush=True)
+    print(
+        f"{name:<12} {kind:<10} p50 {row.get('p50_ms', float('nan')):7.1f}  p95 {row.get('p95_ms', float('nan')):7.1f}"
+        f"  max {row.get('max_ms', float('nan')):7.1f} ms  reuse {row['reuse_ratio']:.3f}"
+        f"  decode {row['decode_ms_per_token']:.2f} ms/tok  answered {row.get('answered', 0)}"
+        f"  no-model {row['answered_without_model_run']:.0%}",
+        flush=True,
+    )
     return row
 
 

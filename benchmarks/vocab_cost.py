@@ -81,8 +81,13 @@ def split_worker(model_dir: str, keep: str = "") -> dict[str, Any]:
     lm = load_model(model_dir)
     if keep:
         _keep_quantized(lm, keep == "all")
-    out: dict[str, Any] = {"model": lm.name, "dtype": lm.dtype, "vocab": int(lm.config["vocab_size"]),
-                           "hidden": int(lm.config["hidden_size"]), "load": {k: round(v, 1) for k, v in lm.timings.items()}}
+    out: dict[str, Any] = {
+        "model": lm.name,
+        "dtype": lm.dtype,
+        "vocab": int(lm.config["vocab_size"]),
+        "hidden": int(lm.config["hidden_size"]),
+        "load": {k: round(v, 1) for k, v in lm.timings.items()},
+    }
     t = time.perf_counter()
     warm_up(lm, WarmPlan(256, (1, 5)))
     out["load"]["warmup_ms"] = round((time.perf_counter() - t) * 1000, 1)
@@ -222,8 +227,11 @@ def brought_section(log: Any, quick: bool) -> list[dict[str, Any]]:
             # Through the LSP only as laya loads it (kept quantized, a keystroke took 9-31 s: 2026-12-02 run).
             row["typing"] = {} if keep else _typing(str(path), 6 if quick else 12)
             rows.append(row)
-            log(f"0.5b {bits}-bit {row.get('dtype')}: decode {row.get('ms_per_token')} ms/token (floor "
-                f"{row.get('floor_ms_per_token')}), keystroke p50 {row['typing'].get('p50_ms')} ms {row.get('error', '')}")
+            log(
+                f"0.5b {bits}-bit {row.get('dtype')}: decode {row.get('ms_per_token')} ms/token (floor "
+                f"{row.get('floor_ms_per_token')}), keystroke p50 {row['typing'].get('p50_ms')} ms "
+                f"{row.get('error', '')}"
+            )
     return rows
 
 
@@ -270,8 +278,12 @@ def _typing(model: str, chars: int) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - reported in the row
         return {"error": f"{type(exc).__name__}: {exc}"}
     every = sorted(r.replay.latencies("inline", answered_only=False))
-    return {"keystrokes": len(every), "settings": BROUGHT_SETTINGS, "p50_ms": round(statistics.median(every), 1) if every else None,
-            "max_ms": round(every[-1], 1) if every else None}
+    return {
+        "keystrokes": len(every),
+        "settings": BROUGHT_SETTINGS,
+        "p50_ms": round(statistics.median(every), 1) if every else None,
+        "max_ms": round(every[-1], 1) if every else None,
+    }
 
 
 def main() -> int:

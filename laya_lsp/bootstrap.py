@@ -4,7 +4,8 @@
 calibration and the benchmarks all start here:
 - settings: the defaults, then `LAYA_MODEL`, then `--settings` JSON, then `--model` / `--allow-download` (the LSP
   server merges `initializationOptions` and `workspace/didChangeConfiguration` over these);
-- BLAS: MLX's CPU backend on the BLAS blas.py chooses (BLIS, else OpenBLAS) before MLX is used, and the `threads` setting;
+- BLAS: MLX's CPU backend on the BLAS blas.py chooses (BLIS, else OpenBLAS) before MLX is used, and the
+  `threads` setting;
 - `begin`: the engine for those settings with its model's load queued on the engine's worker at once, so that
   a front's own imports run while the model loads; a future that requests wait on;
 - `wire`: the orchestrator over that engine, what every front talks to (`start` for one-shot tools).

@@ -82,8 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"requests waiting behind those; beyond, 429 with Retry-After (default {limits.max_queue})")
     http.add_argument("--max-body-bytes", type=int, default=limits.max_body_bytes,
                       help=f"request body limit (default {limits.max_body_bytes // 2**20} MiB)")
-    http.add_argument("--max-sessions", type=int, default=limits.max_sessions,
-                      help=f"sessions remembered; least recently used are forgotten first (default {limits.max_sessions})")
+    http.add_argument(
+        "--max-sessions",
+        type=int,
+        default=limits.max_sessions,
+        help=f"sessions remembered; least recently used are forgotten first (default {limits.max_sessions})",
+    )
     _add_model_options(http)
 
     doctor = sub.add_parser("doctor", help="report platform, MLX device, BLAS, threads, memory and model")

@@ -42,7 +42,7 @@ _SYNTAX = SyntaxSettings()
 
 @dataclass
 class Settings:
-    """Every documented configuration key (README, "Configuration")."""
+    """Every documented configuration key (README, "Settings")."""
 
     model: str = ""  # local mlx-lm directory or Hugging Face repo id; empty = embedded default model
     allow_download: bool = False
@@ -85,7 +85,7 @@ class Settings:
     # Show a suggestion only as far as the calibrated probability that it is right as far as it goes stays at
     # least this (orchestrator/confidence.py): ghost text shows nothing less sure, the list ranks it last.
     # 0 shows everything; the default is the calibration's threshold (confidence.json; a test keeps them equal).
-    min_confidence: float = 0.0
+    min_confidence: float = 0.55
     decision_tokens: int = DEFAULT_DECISION_TOKENS
     decision_threshold: float = DEFAULT_THRESHOLD
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
@@ -159,7 +159,9 @@ def _converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
     for cls in (FallbackSettings, Settings):  # nested class first: the outer hook captures its hook
         overrides: dict[str, Any] = {f.name: override(rename=_camel(f.name)) for f in fields(cls)}
-        conv.register_structure_hook(cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides))
+        conv.register_structure_hook(
+            cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides)
+        )
     return conv
 
 

@@ -47,8 +47,9 @@ def device_defaults(kind: DeviceKind, quantized: bool = False, stored_dtype: str
 
     CPU: fp32 (MLX's CPU backend has a BLAS path only for fp32; fp16/bf16 matmuls are much slower there),
     quantized checkpoints dequantized to fp32 when that takes at most a quarter of the memory (else their output
-    head alone), a fast BLAS preloaded on Linux. GPU (CUDA, Metal): quantized weights stay as stored, fp32 weights become bf16 (half the
-    bytes read per token, the GPU's native matmul type), fp16/bf16 weights stay as stored; no BLAS preload.
+    head alone), a fast BLAS preloaded on Linux. GPU (CUDA, Metal): quantized weights stay as stored, fp32 weights
+    become bf16 (half the bytes read per token, the GPU's native matmul type), fp16/bf16 weights stay as stored; no BLAS
+    preload.
     """
     if kind not in DEVICE_KINDS:
         raise ValueError(f"unknown device kind {kind!r}; expected one of {', '.join(DEVICE_KINDS)}")

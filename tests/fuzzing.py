@@ -145,8 +145,13 @@ def _compose(inner: st.SearchStrategy) -> st.SearchStrategy:
 hostile_schema = st.one_of(
     st.recursive(leaf_schema, _compose, max_leaves=12),
     st.builds(_nested, st.integers(0, 300), st.sampled_from(["object", "array"])),
-    st.integers(0, 600).map(lambda n: {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in
-                                                                        range(n)}, "required": [f"p{i}" for i in range(n)]}),
+    st.integers(0, 600).map(
+        lambda n: {
+            "type": "object",
+            "properties": {f"p{i}": {"type": "string"} for i in range(n)},
+            "required": [f"p{i}" for i in range(n)],
+        }
+    ),
     st.sampled_from([None, [], "string", 5, True]),
 )
 
@@ -304,7 +309,11 @@ class LspFuzzer:
             await self._send(act, pending)
             self.tally.messages += 1
         for rid, method, params, fut in pending:
-            resp = await self.c.wait_response(fut, self.timeout, f"{method} {rid}")
+            try:
+                resp = await self.c.wait_response(fut, self.timeout, f"{method} {rid}")
+            except TimeoutError:  # never answered: the finding names what was asked, then the run ends
+                self.tally.findings.append(f"{method} {rid} unanswered: {json.dumps(params, default=repr)[:300]}")
+                raise
             self._check_response(method, params, resp)
         await self._check_state()
         self.tally.sequences += 1
@@ -373,7 +382,9 @@ class LspFuzzer:
                 if INSIDES.search(json.dumps(err)):
                     self.tally.findings.append(f"error shows insides: {json.dumps(err)[:300]}")
             elif msg.get("method") in ("window/showMessage", "window/logMessage") and msg["params"]["type"] == 1:
-                self.tally.findings.append(f"{msg['method']}: {msg['params']['message'][:300]}")
+                # The server's own log says what failed (the client is told nothing of it, by design).
+                cause = [line[:300] for line in c.stderr.splitlines()[-200:] if " ERROR " in line][-3:]
+                self.tally.findings.append(f"{msg['method']}: {msg['params']['message'][:200]}; server log: {cause}")
         self._seen = len(received)
         for u, text in self.docs.items():
             doc = await c.call("laya/documentText", {"uri": u}, self.timeout)
@@ -443,5 +454,9 @@ class RandomMessages:
                 params = {**params, "schema": r.choice(self.schemas)}
             return ("custom", method, params)
         if k < 0.97:
-            return ("junk", r.choice(["bytes", "short", "long", "no-length", "not-json"]), r.randbytes(r.randint(0, 80)))
+            return (
+                "junk",
+                r.choice(["bytes", "short", "long", "no-length", "not-json"]),
+                r.randbytes(r.randint(0, 80)),
+            )
         return ("unknown", r.choice(["laya/nothing", "textDocument/hover", "", "$/x", "日本"]))

@@ -41,7 +41,9 @@ class MetaModel:
 
     def __init__(self, path: Path = METAMODEL_PATH) -> None:
         if not Path(path).exists():  # fail, never skip: the conformance tests would otherwise check nothing
-            raise FileNotFoundError(f"{path} is missing: the LSP metaModel ships in tests/data/lsp (tests/data/README.md)")
+            raise FileNotFoundError(
+                f"{path} is missing: the LSP metaModel ships in tests/data/lsp (tests/data/README.md)"
+            )
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         self.version: str = data["metaData"]["version"]
         self.structures = {s["name"]: s for s in data["structures"]}
@@ -109,7 +111,9 @@ class MetaModel:
             items = t["items"]
             if not isinstance(value, list) or len(value) != len(items):
                 return [f"{path}: expected a tuple of {len(items)}, got {_short(value)}"]
-            return [e for it, v, i in zip(items, value, range(len(items))) for e in self.validate(it, v, f"{path}[{i}]")]
+            return [
+                e for it, v, i in zip(items, value, range(len(items))) for e in self.validate(it, v, f"{path}[{i}]")
+            ]
         if kind == "or":
             alternatives = [self.validate(it, value, path) for it in t["items"]]
             if any(not a for a in alternatives):
@@ -355,7 +359,9 @@ class SessionValidator:
         for raw_msg in _messages_in_raw(raw):
             if _valid_id(raw_msg.get("id")):
                 m = raw_msg.get("method")
-                client_requests[raw_msg["id"]] = m if isinstance(m, str) and raw_msg.get("jsonrpc") == "2.0" else INVALID
+                client_requests[raw_msg["id"]] = (
+                    m if isinstance(m, str) and raw_msg.get("jsonrpc") == "2.0" else INVALID
+                )
         for i, rec in enumerate(records):
             msg = rec.msg
             if rec.direction == "sent" and msg is None:
@@ -363,7 +369,9 @@ class SessionValidator:
             if rec.direction == "sent":
                 if isinstance(msg, dict) and "method" in msg and "id" in msg:
                     client_requests[msg["id"]] = msg["method"]
-                    tok = (msg.get("params") or {}).get("workDoneToken") if isinstance(msg.get("params"), dict) else None
+                    tok = (
+                        (msg.get("params") or {}).get("workDoneToken") if isinstance(msg.get("params"), dict) else None
+                    )
                     if tok is not None:
                         progress_state[tok] = "created"
                 elif isinstance(msg, dict) and "id" in msg and "method" not in msg:

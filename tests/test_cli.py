@@ -38,7 +38,9 @@ def test_doctor_reports_blas_device_and_model():
     assert (info["gpu"] is None) == (info["device_kind"] == "cpu")
     if sys.platform == "linux" and info["device_kind"] == "cpu" and info["blas_installed"]:
         detail = info["blas_detail"]
-        assert detail["chosen"] and detail["config"] and detail["kernel"], "doctor names the BLAS, its build and kernels"
+        assert detail["chosen"] and detail["config"] and detail["kernel"], (
+            "doctor names the BLAS, its build and kernels"
+        )
         assert info["mlx_sgemm_binds_to"] == os.path.realpath(detail["library"]), \
             "MLX's matmul must bind to the BLAS laya loaded"
 

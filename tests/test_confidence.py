@@ -10,7 +10,7 @@ from laya_lsp.config import Settings
 from laya_lsp.engine import Candidate, Status, Timings
 from laya_lsp.engine.loading.tokenizer import token_ends
 from laya_lsp.orchestrator.answers import Completion, Suggestion
-from laya_lsp.orchestrator.confidence import Calibration, cut, load_calibration, token_confidence, trace
+from laya_lsp.orchestrator.confidence import Calibration, calibration_for, cut, token_confidence, trace
 from laya_lsp.orchestrator.latency.base import typed_along
 from laya_lsp.orchestrator.records import Kind, RequestStats, Source
 from laya_lsp.syntax import SyntaxDocument
@@ -79,20 +79,33 @@ def test_cut_prefers_a_closed_piece_to_one_stopping_inside_a_string_or_arguments
 
 
 def test_for_kind_withholds_unsure_ghost_text_and_ranks_the_list() -> None:
-    a = Suggestion("retstudent", -2.0, confidence=0.2, cut=True)
+    a = Suggestion("retstudent = 0", -2.0, confidence=0.2, cut_at=10)
     b = Suggestion("return total", -1.0, confidence=0.7)
-    c = Suggestion("return", -1.5, confidence=0.9, cut=True)
+    c = Suggestion("return x + 1", -1.5, confidence=0.9, cut_at=6)
     answer = Completion([a, b, c], RECORD)
     inline = answer.for_kind(Kind.INLINE, 0.5)
     assert [s.text for s in inline.suggestions] == ["return total", "return"] and not inline.unsure
-    listed = answer.for_kind(Kind.COMPLETION, 0.5)
-    assert [s.text for s in listed.suggestions] == ["return total", "return", "retstudent"]
+    listed = answer.for_kind(Kind.COMPLETION, 0.5)  # whole (checked) suggestions, the unsure last
+    assert [s.text for s in listed.suggestions] == ["return total", "return x + 1", "retstudent = 0"]
     assert answer.suggestions == [a, b, c]  # the remembered answer keeps everything
     assert Completion([a], RECORD).for_kind(Kind.INLINE, 0.5).unsure  # withheld
     assert Completion([c, b], RECORD).for_kind(Kind.INLINE, 0.5).unsure  # the top one cut short
     low = Suggestion("retstudent", -2.0, confidence=0.2)
     assert not Completion([low], RECORD).for_kind(Kind.INLINE, 0.0).unsure  # 0: everything shown
+    same = Suggestion("return y", -1.6, confidence=0.9, cut_at=6)
+    assert [s.text for s in Completion([c, same], RECORD).for_kind(Kind.INLINE, 0.5).suggestions] == ["return"]
+
+
+def test_typing_through_a_cut_suggestion_moves_its_cut() -> None:
+    s = Suggestion("return x + 1", -1.0, confidence=0.8, cut_at=8, token_ends=[6, 8, 10, 12],
+                   token_logprobs=[-0.1, -0.2, -0.3, -0.4])
+    t = s.trimmed(3)
+    assert (t.text, t.cut_at, t.ghost().text, t.confidence) == ("urn x + 1", 5, "urn x", 0.8)
+    past = s.trimmed(9)  # typed past the sure part: ghost text has nothing sure left of it
+    assert past.cut_at == 0 and past.confidence == 0.0
 
 
 def test_default_min_confidence_is_the_calibrations() -> None:
-    assert Settings().min_confidence == load_calibration().threshold
+    default = calibration_for("default")
+    assert default is not None and Settings().min_confidence == default.threshold
+    assert calibration_for("a-model-never-calibrated") is None  # its suggestions are neither cut nor withheld

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest_lsp
 from conftest import DEFAULT_SERVER_CMD
-from lsphelpers import open_doc, position_at
+from lsphelpers import change, open_doc, position_at, stats
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -29,9 +29,13 @@ def configure(client: LanguageClient, **settings: Any) -> None:
 
 
 async def ghost(client: LanguageClient, uri: str, text: str, offset: int | None = None) -> list[str]:
-    res = await client.text_document_inline_completion_async(lsp.InlineCompletionParams(
-        text_document=lsp.TextDocumentIdentifier(uri=uri), position=position_at(text, len(text) if offset is None else offset),
-        context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Invoked)))
+    res = await client.text_document_inline_completion_async(
+        lsp.InlineCompletionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri),
+            position=position_at(text, len(text) if offset is None else offset),
+            context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Invoked),
+        )
+    )
     items = list(res.items if isinstance(res, lsp.InlineCompletionList) else (res or []))
     return [i.insert_text if isinstance(i.insert_text, str) else i.insert_text.value for i in items]
 
@@ -61,3 +65,27 @@ async def test_nothing_in_another_language_in_a_python_file(client: LanguageClie
         open_doc(client, uri, text)
         for texts in (await ghost(client, uri, text), await listed(client, uri, text)):
             assert not any("use strict" in t or "#include" in t for t in texts), texts
+
+
+LONG = "import sys\n\n\ndef main():\n    if len(sys.argv) < 2:\n        print("
+
+
+async def test_ghost_text_is_cut_where_the_model_grows_unsure_and_typing_through_it_answers_at_once(
+        client: LanguageClient):
+    uri = "file:///cut.py"
+    open_doc(client, uri, LONG)
+    configure(client, **BASE, minConfidence=0.0)
+    whole = (await ghost(client, uri, LONG))[0]
+    shown = ""
+    for threshold in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):  # somewhere the model grows unsure along the line
+        configure(client, **BASE, minConfidence=threshold)
+        shown = (await ghost(client, uri, LONG) or [""])[0]
+        if len(shown) > 1 and shown != whole:
+            break
+    assert len(shown) > 1 and whole.startswith(shown) and len(shown) < len(whole), (shown, whole)
+    # Typing its first character: the rest of the cut text at once, from what was shown (no model run).
+    configure(client, **{**BASE, "minConfidence": threshold, "typedThrough": True})
+    change(client, uri, 2, position_at(LONG, len(LONG)), position_at(LONG, len(LONG)), shown[0])
+    assert (await ghost(client, uri, LONG + shown[0]))[:1] == [shown[1:]]
+    record = (await stats(client, recent=1))["recent"][-1]
+    assert record["source"] == "typed-through", record

@@ -83,6 +83,11 @@ def _defaults() -> dict[str, Any]:
     return dict(zip(keys, values, strict=True))
 
 
+def test_the_readme_is_for_users():
+    """Development history (issue numbers, runs compared with runs) lives in docs/benchmarks.md, not here."""
+    assert not re.findall(r"(?i)\bissues? \d+|\brun \d+\b", README)
+
+
 def test_the_readme_settings_table_says_every_default_config_has():
     """Value by value: a default changed in config.py (or in the engine or syntax settings it reads) fails here
     until the README says so too."""

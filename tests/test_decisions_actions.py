@@ -37,8 +37,13 @@ async def client(lsp_client: LanguageClient):
     # The embedded model: its text survives post-processing (on, as by default); a zero threshold shows every fix.
     opts = {"decisionThreshold": 0.0, "inlineMaxLines": 4}
     # A client that resolves code actions lazily (test_decisions_conformance covers one that does not).
-    caps = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities(code_action=lsp.CodeActionClientCapabilities(
-        resolve_support=lsp.ClientCodeActionResolveOptions(properties=["edit"]))))
+    caps = lsp.ClientCapabilities(
+        text_document=lsp.TextDocumentClientCapabilities(
+            code_action=lsp.CodeActionClientCapabilities(
+                resolve_support=lsp.ClientCodeActionResolveOptions(properties=["edit"])
+            )
+        )
+    )
     await lsp_client.initialize_session(
         lsp.InitializeParams(capabilities=caps, process_id=None, initialization_options=opts)
     )

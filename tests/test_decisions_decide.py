@@ -1,5 +1,6 @@
 """`laya/decide` end to end over stdio: result shape, calibrated scores, threshold, document contexts that share
-the document's cache, text contexts whose KV state is kept for the next call, bad params; and, with the trained default model, that it picks the obvious choice."""
+the document's cache, text contexts whose KV state is kept for the next call, bad params; and, with the trained default
+model, that it picks the obvious choice."""
 
 from __future__ import annotations
 

@@ -49,7 +49,9 @@ async def client(lsp_client: LanguageClient, mlx_server: str):
 
 
 def configure(client: LanguageClient, fallback: dict) -> None:
-    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {"fallback": fallback}}))
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"laya": {"fallback": fallback}})
+    )
 
 
 async def request(client: LanguageClient, method: str, params: dict) -> dict:

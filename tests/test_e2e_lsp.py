@@ -124,7 +124,9 @@ async def test_progress_reported_when_supported(client: LanguageClient):
         pytest.skip("this client profile does not support work done progress")
     _open(client)
     await client.text_document_completion_async(
-        lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(uri=URI), position=lsp.Position(line=0, character=0))
+        lsp.CompletionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=URI), position=lsp.Position(line=0, character=0)
+        )
     )
     reports = [r for tok, rs in client.progress_reports.items() if str(tok).startswith("laya-load") for r in rs]
     kinds = [type(r).__name__ for r in reports]

@@ -158,7 +158,9 @@ async def test_cancel_stops_prefill_and_keeps_the_prefilled_part(slow_prefill: L
 
     # send_request_async is a coroutine: schedule it so the request goes out now.
     fut = asyncio.ensure_future(
-        slow_prefill.protocol.send_request_async(lsp.TEXT_DOCUMENT_COMPLETION, completion_params(uri, pos), msg_id="long-1")
+        slow_prefill.protocol.send_request_async(
+            lsp.TEXT_DOCUMENT_COMPLETION, completion_params(uri, pos), msg_id="long-1"
+        )
     )
     # Cancel once the engine reports the prefill under way: part of the prompt cached, most of it not (~3,500
     # tokens in 8-token chunks: hundreds of chunks left to stop in).
@@ -186,9 +188,13 @@ async def test_newer_request_supersedes_older(client: LanguageClient):
     uri = "file:///super.py"
     text = _file_of_tokens(5200)
     open_doc(client, uri, text)
-    first = asyncio.ensure_future(client.text_document_completion_async(completion_params(uri, position_at(text, 3000))))
+    first = asyncio.ensure_future(
+        client.text_document_completion_async(completion_params(uri, position_at(text, 3000)))
+    )
     await asyncio.sleep(0.05)  # the first is running (or debounced) when the second arrives
-    second = asyncio.ensure_future(client.text_document_completion_async(completion_params(uri, position_at(text, 3001))))
+    second = asyncio.ensure_future(
+        client.text_document_completion_async(completion_params(uri, position_at(text, 3001)))
+    )
     r1, r2 = await asyncio.gather(first, second)
     assert not r1.items and r1.is_incomplete, "the superseded request must not return stale text"
     assert r2.items

@@ -96,7 +96,9 @@ def test_repo_level_context_is_stable_and_budgeted():
     assert first.count(tok.convert_tokens_to_ids("<|file_sep|>")) == 3  # two chunks + the current file
     small = b.repo_context(chunks, "file:///p/c.py", len(first) - 5)
     assert len(small) < len(first) and small.count(tok.convert_tokens_to_ids("<|file_sep|>")) == 2
-    no_repo = PromptBuilder(make_tokenizer(FAMILIES["deepseek-coder"]), detect_fim(make_tokenizer(FAMILIES["deepseek-coder"])))
+    no_repo = PromptBuilder(
+        make_tokenizer(FAMILIES["deepseek-coder"]), detect_fim(make_tokenizer(FAMILIES["deepseek-coder"]))
+    )
     assert no_repo.repo_context(chunks, "file:///p/c.py", 10_000) == []
 
 

@@ -13,7 +13,9 @@ from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 # The embedded model with post-processing on; speculation off, so the block's own record is the only background run.
+# (ghost text whatever the model's confidence: these tests are about other things; the cut: test_confidence*)
 BASE = {"debounceMs": 0, "typingCandidates": 1, "maxTokens": 48, "speculative": False, "warmUp": False,
+        "minConfidence": 0,
         "crossFileTokens": 0}
 DOC = ("import os\n\n\ndef list_files(root):\n    out = []\n    for name in os.listdir(root):\n"
        "        out.append(os.path.join(root, name))\n    return out\n\n\ndef count_lines(path):\n    ")

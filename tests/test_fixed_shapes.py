@@ -42,7 +42,9 @@ async def _replay(client: LanguageClient) -> int:
         for uri, text in docs.items():
             change(client, uri, version, position_at(text, len(text)), position_at(text, len(text)), ch)
             docs[uri] = text = text + ch
-            trigger = lsp.InlineCompletionTriggerKind.Invoked if i % 9 == 0 else lsp.InlineCompletionTriggerKind.Automatic
+            trigger = (
+                lsp.InlineCompletionTriggerKind.Invoked if i % 9 == 0 else lsp.InlineCompletionTriggerKind.Automatic
+            )
             asks.append(client.text_document_inline_completion_async(lsp.InlineCompletionParams(
                 text_document=lsp.TextDocumentIdentifier(uri=uri), position=position_at(text, len(text)),
                 context=lsp.InlineCompletionContext(trigger_kind=trigger))))

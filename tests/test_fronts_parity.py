@@ -14,7 +14,8 @@ from lspclient import LspClient, position_at
 # work that could take the worker between the two requests, no cross-file context (the fronts' other documents
 # differ), no debounce. The LSP's ghost text is asked for as while typing (Automatic) and HTTP has no such notion,
 # so both kinds of request ask for the same number of candidates here.
-SETTINGS = {"speculative": False, "warmUp": False,
+# (ghost text whatever the model's confidence: these tests are about other things; the cut: test_confidence*)
+SETTINGS = {"speculative": False, "warmUp": False, "minConfidence": 0,
             "crossFileTokens": 0, "debounceMs": 0, "candidates": 3, "typingCandidates": 3, "maxTokens": 12}
 URI = "file:///parity/tally.py"
 TEXT = "def tally(counts):\n    total = 0\n    for name, n in counts.items():\n        total = "

@@ -26,7 +26,9 @@ from laya_lsp.orchestrator.latency.handoff import remote_prompt
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 # Every model run hands off ("always"): which positions are unsure is the confidence cut's business.
+# (ghost text whatever the model's confidence: these tests are about other things; the cut: test_confidence*)
 BASE = {"debounceMs": 0, "candidates": 1, "typingCandidates": 1, "maxTokens": 24, "speculative": False,
+        "minConfidence": 0,
         "warmUp": False, "firstLineFirst": False, "crossFileTokens": 0}
 DOC = "def total(values):\n    result = 0\n    for v in values:\n        result = "
 MARKER = "remote_marker(v)"  # what the stand-in server answers: no local model writes it
@@ -112,8 +114,9 @@ async def client(lsp_client: LanguageClient):
 
 def configure(client: LanguageClient, url: str, **more: object) -> None:
     fallback = {"url": url, "completions": "always", "deadlineMs": 600000, **more}
-    settings = {"laya": {"fallback": fallback}}
-    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=settings))
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"laya": {"fallback": fallback}})
+    )
 
 
 async def inline(client: LanguageClient, uri: str, text: str) -> tuple[list[str], dict]:
@@ -240,7 +243,8 @@ async def test_unsure_answers_are_handed_off(client: LanguageClient, stand_in: S
     texts, record = await inline(client, uri, DOC)
     assert record["source"] == "handoff" and texts == [MARKER], (record, texts)
     client.workspace_did_change_configuration(
-        lsp.DidChangeConfigurationParams(settings={"laya": {"minConfidence": 0.0}}))
+        lsp.DidChangeConfigurationParams(settings={"laya": {"minConfidence": 0.0}})
+    )
 
 
 async def test_a_completion_list_is_incomplete_and_asked_again_gets_the_engines_answer(client: LanguageClient,

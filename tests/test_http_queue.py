@@ -76,4 +76,7 @@ def test_disconnect_mid_prefill_cancels_and_keeps_the_prefilled_part(server):
         # not all (a prefill that ran on to the end after the disconnect would have cached all of it)
         again = c.post("/v1/complete", json={"text": long_text(99), "session": "gone"}, timeout=120).json()
         stats = again["stats"]
-        assert again["status"] == "ok" and seen <= stats["reused_tokens"] < stats["prompt_tokens"] - MAX_TAIL_ROWS, (seen, stats)
+        assert again["status"] == "ok" and seen <= stats["reused_tokens"] < stats["prompt_tokens"] - MAX_TAIL_ROWS, (
+            seen,
+            stats,
+        )

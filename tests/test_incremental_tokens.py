@@ -63,9 +63,15 @@ def _pipelines() -> dict[str, Tokenizer]:
 
 
 PIPELINES = _pipelines()
-EXPECTED_RULES = {"shipped (newline split)": "every line start", "newline split + NFC": "every line start",
-                  "qwen2.5": "Qwen", "qwen2.5 (its real tokenizer.json: NFC)": "Qwen", "gpt-2 (tiny model)": "GPT-2", "starcoder (digits + gpt-2)": "GPT-2",
-                  "sentencepiece-style": None}
+EXPECTED_RULES = {
+    "shipped (newline split)": "every line start",
+    "newline split + NFC": "every line start",
+    "qwen2.5": "Qwen",
+    "qwen2.5 (its real tokenizer.json: NFC)": "Qwen",
+    "gpt-2 (tiny model)": "GPT-2",
+    "starcoder (digits + gpt-2)": "GPT-2",
+    "sentencepiece-style": None,
+}
 
 
 def _builder(tok: Tokenizer) -> PromptBuilder:

@@ -106,3 +106,21 @@ def test_code_action_blocks_count_lines_as_completions_do():
     block = raw_block(gens, 2)
     assert block is not None and block.text == "\n    y = x\n    return y"
     assert raw_block([Candidate("\n\n", 0.0, 1)], 2) is None
+
+
+def test_the_engine_stop_ends_a_branch_at_the_break_after_an_outer_closer() -> None:
+    """The engine's LineStop reads each token's bracket depths (what the loaded model computes from its token
+    texts): after `str(`, `uuid.uuid4())` + a line break ends a branch of a 8-line block plan."""
+    from laya_lsp.engine.decoding.stop import LineStop, Verdict
+
+    texts = ["uuid", ".uuid4", "()", ")", "\n        ", "self", "\n"]
+    stop = LineStop(8, frozenset(), frozenset(i for i, t in enumerate(texts) if "\n" in t),
+                    frozenset(i for i, t in enumerate(texts) if not t.strip()),
+                    {i: bracket_depths(t) for i, t in enumerate(texts) if any(c in t for c in "()[]{}")})
+    ids: list[int] = []
+    verdicts = []
+    for token in range(len(texts)):
+        verdicts.append(stop(ids, token))
+        ids.append(token)
+    assert verdicts.index(Verdict.END) == 4  # the break after `)`, not the 8th line
+    assert LineStop(8, frozenset(), stop.newline_ids, stop.blank_ids)(ids[:4], 4) is Verdict.GO  # brackets not counted

@@ -71,8 +71,12 @@ async def test_lsp_requests_during_the_load_wait_visibly_then_get_the_real_answe
         _plain, plain_reply = await c.send_request("textDocument/completion", where)
         gone, gone_reply = await c.send_request("laya/decide", {"context": "x = ", "choices": ["1", "2"]})
         begin = await c.wait_notification("$/progress", lambda m: m["params"]["token"] == "wait-1")
-        assert begin["params"]["value"]["kind"] == "begin" and "waiting for the model" in begin["params"]["value"]["title"]
-        load = await c.wait_notification("$/progress", lambda m: m["params"]["value"].get("title") == "laya: loading model")
+        assert (
+            begin["params"]["value"]["kind"] == "begin" and "waiting for the model" in begin["params"]["value"]["title"]
+        )
+        load = await c.wait_notification(
+            "$/progress", lambda m: m["params"]["value"].get("title") == "laya: loading model"
+        )
         created = [r["params"]["token"] for r in c.server_requests if r["method"] == "window/workDoneProgress/create"]
         assert created == [load["params"]["token"]], "the load's progress token was not created first"
         await c.cancel(gone)

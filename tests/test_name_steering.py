@@ -114,7 +114,9 @@ def default_lm() -> Any:
     return load_model(str(DEFAULT_MODEL_DIR))
 
 
-@pytest.mark.parametrize("kind,language,marked,right", GOLDENS, ids=[f"{g[0]}-{g[1]}-{i}" for i, g in enumerate(GOLDENS)])
+@pytest.mark.parametrize(
+    "kind,language,marked,right", GOLDENS, ids=[f"{g[0]}-{g[1]}-{i}" for i, g in enumerate(GOLDENS)]
+)
 def test_the_mask_keeps_the_right_name(default_lm: Any, kind: str, language: str, marked: str, right: str) -> None:
     offset = marked.index("█")
     text = marked.replace("█", "")

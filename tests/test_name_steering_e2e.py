@@ -34,7 +34,9 @@ def _first_name(text: str) -> str:
 
 
 async def test_steering_turns_a_made_up_attribute_into_an_existing_one(client: LanguageClient):
-    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {"steerNames": False}}))
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"laya": {"steerNames": False}})
+    )
     open_doc(client, "file:///work/plain/account.py", TEXT)
     plain = await complete_texts(client, "file:///work/plain/account.py", position_at(TEXT, CURSOR))
     # the model alone makes one up among its candidates (run 4's weights: `queue.append(job)` second)

@@ -109,7 +109,8 @@ def _fixture(options: dict):
     @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_CMD))
     async def fixture(lsp_client: LanguageClient):
         await lsp_client.initialize_session(
-            lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options=options))
+            lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options=options)
+        )
         yield
         await lsp_client.shutdown_session()
 

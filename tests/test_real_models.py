@@ -32,13 +32,15 @@ def _complete_in_subprocess(model: str, env: dict[str, str] | None = None) -> tu
     """`laya-lsp complete --json` in a fresh process; also which heavy packages it had imported at exit."""
     src = Path(os.environ.get("TMPDIR", "/tmp")) / "laya-real-model-source.py"
     src.write_text(SOURCE)
-    probe = ("import json, os, sys\n"
-             "from laya_lsp.cli import main\n"
-             f"code = main(['complete', '--json', '--model', {model!r}, {f'{src}:4:12'!r}])\n"
-             "print('HEAVY ' + json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('transformers', 'torch'))),"
-             " file=sys.stderr, flush=True)\n"
-             "sys.stdout.flush()\n"
-             "os._exit(code)\n")
+    probe = (
+        "import json, os, sys\n"
+        "from laya_lsp.cli import main\n"
+        f"code = main(['complete', '--json', '--model', {model!r}, {f'{src}:4:12'!r}])\n"
+        "print('HEAVY ' + json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('transformers', 'torch'))),"
+        " file=sys.stderr, flush=True)\n"
+        "sys.stdout.flush()\n"
+        "os._exit(code)\n"
+    )
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                           env={**os.environ, **(env or {})}, check=False)
     assert proc.returncode == 0, proc.stderr

@@ -11,7 +11,8 @@ from lspclient import LspClient, rich_capabilities
 from metamodel import SessionValidator
 
 URI = "file:///work/conformance%20demo.py"
-TEXT = 'import os\n\n\ndef greet(name):\n    """Say hello 👋 to 世界."""\n    return "hi " + name\n\n\n# 👋 call greet with the '
+TEXT = ('import os\n\n\ndef greet(name):\n    """Say hello 👋 to 世界."""\n    return "hi " + name\n\n\n'
+        '# 👋 call greet with the ')
 
 
 def units(s: str, encoding: str) -> int:

@@ -169,7 +169,9 @@ async def test_exception_inside_generation(tmp_path: Path):
         flag.unlink()
         resp = await c.request("textDocument/completion", {"textDocument": {"uri": URI}, "position": END})
         assert resp["result"]["items"], "no completion once the fault is gone"
-        print(f"\nfault inside generation: 4 requests answered empty, one showMessage: {shown[0]['params']['message']!r}")
+        print(
+            f"\nfault inside generation: 4 requests answered empty, one showMessage: {shown[0]['params']['message']!r}"
+        )
     finally:
         await c.close()
     assert_conforms(c, "fault inside generation")

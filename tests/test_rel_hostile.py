@@ -137,6 +137,19 @@ def test_lsp_message_over_the_size_limit_is_answered_and_dropped(lsp: Any):
     loop.run_until_complete(case())
 
 
+@pytest.mark.parametrize(("choices", "words"), [
+    (["a", "b" * 70_000], "at most 4096"),  # the long fuzz run's finding: it held the worker for minutes
+    ([f"c{i}" for i in range(65)], "at most 64"),
+    ([{"id": "a", "description": "x" * 5000}, "b"], "at most 4096"),
+])
+def test_lsp_decide_bounds_its_choices(lsp: Any, choices: list, words: str):
+    loop, c = lsp
+    resp = loop.run_until_complete(c.request("laya/decide", {"context": "x = ", "choices": choices}, timeout=60))
+    assert resp["error"]["code"] == INVALID_PARAMS and words in resp["error"]["message"], resp
+    assert len(resp["error"]["message"]) < 300
+    loop.run_until_complete(_serves(c))
+
+
 def test_lsp_change_to_a_document_that_is_not_open_is_dropped(lsp: Any):
     """Fuzz finding: pygls raised KeyError for a didChange to a URI never opened (a failed notification each
     time). It is dropped: no error reaches the client, the document stays unknown, the server serves on."""
@@ -148,8 +161,13 @@ def test_lsp_change_to_a_document_that_is_not_open_is_dropped(lsp: Any):
         await c.did_change(uri, 2, [{"range": {"start": {"line": 0, "character": 0},
                                                "end": {"line": 0, "character": 0}}, "text": "x"}])
         assert await c.call("laya/documentText", {"uri": uri}) is None
-        errors = [r.msg for r in c.received()[n:] if isinstance(r.msg, dict)
-                  and r.msg.get("method") in ("window/logMessage", "window/showMessage") and r.msg["params"]["type"] == 1]
+        errors = [
+            r.msg
+            for r in c.received()[n:]
+            if isinstance(r.msg, dict)
+            and r.msg.get("method") in ("window/logMessage", "window/showMessage")
+            and r.msg["params"]["type"] == 1
+        ]
         assert errors == []
         await _serves(c)
 

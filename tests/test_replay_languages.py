@@ -17,7 +17,9 @@ def test_every_grammar_extension_has_its_language_id() -> None:
 
 def test_file_lines_take_cpp_headers(tmp_path) -> None:
     header = tmp_path / "widget.hpp"
-    header.write_text("#pragma once\nstruct Widget {\n    int width() const { return width_; }\n    int width_ = 0;\n};\n")
+    header.write_text(
+        "#pragma once\nstruct Widget {\n    int width() const { return width_; }\n    int width_ = 0;\n};\n"
+    )
     tasks = file_line_tasks([str(tmp_path / "*")], 50)
     assert tasks and {t["language"] for t in tasks} == {"cpp"}
     assert any(t["middle"] == "int width() const { return width_; }" for t in tasks)

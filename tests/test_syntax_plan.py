@@ -20,7 +20,8 @@ PLAN_CASES = [
     ("python", "x = 1\n█\n", True, "single_line", False),
     ("python", "d = {█\n", True, "after_bracket", True),
     ("python", "@cache\n█\n", True, "after_decorator", True),
-    ("python", "def f(xs):\n    t = 0\n█        t += 1\n", True, "block_before_code", True),  # needs an opener  # the definition comes whole, with its body
+    # needs an opener; the definition comes whole, with its body
+    ("python", "def f(xs):\n    t = 0\n█        t += 1\n", True, "block_before_code", True),
     ("python", "@cache\n█\ndef f():\n    pass\n", True, "single_line", False),  # one follows already
     ("python", "x = d[1:█\n", True, "single_line", False),  # a slice colon opens nothing
     ("python", "# note: █\n", True, "in_comment", False),

@@ -85,8 +85,13 @@ def _quantized_tiny(out: Path) -> Path:
     from mlx_lm.utils import quantize_model, save_config, save_model
 
     model, config = mlx_lm_load_model(Path(TINY_MODEL))
-    model, config = quantize_model(model, config, group_size=32, bits=4,
-                                   quant_predicate=lambda p, _m: {"group_size": 32, "bits": 8} if "embed" in p else True)
+    model, config = quantize_model(
+        model,
+        config,
+        group_size=32,
+        bits=4,
+        quant_predicate=lambda p, _m: {"group_size": 32, "bits": 8} if "embed" in p else True,
+    )
     save_model(out, model)
     save_config(config, out / "config.json")
     for name in ("tokenizer.json", "tokenizer_config.json"):

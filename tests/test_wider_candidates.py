@@ -25,7 +25,9 @@ TEXT, CURSOR = ROW["prompt"] + ROW["suffix"], len(ROW["prompt"])
 async def client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(lsp.InitializeParams(
         capabilities=lsp.ClientCapabilities(), process_id=None,
-        initialization_options={"candidates": 2, "typedThrough": False, "speculative": False, "steerNames": False}))
+        # (minConfidence 0: ghost text whatever the model's confidence; this is about the wider run)
+        initialization_options={"candidates": 2, "typedThrough": False, "speculative": False, "steerNames": False,
+                                "minConfidence": 0}))
     yield
     await lsp_client.shutdown_session()
 
@@ -40,12 +42,16 @@ async def _inline(client: LanguageClient, uri: str) -> list[str]:
 
 
 async def test_a_wider_run_answers_where_every_candidate_failed(client: LanguageClient):
-    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {"widerCandidates": 0}}))
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"laya": {"widerCandidates": 0}})
+    )
     assert await _inline(client, "file:///work/narrow/t.py") == []
     rejected = (await stats(client, recent=5))["recent"][-1]["extra"]["rejected"]
     assert sum(rejected.values()) == 2  # both candidates were there, and both failed
 
-    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {"widerCandidates": 8}}))
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"laya": {"widerCandidates": 8}})
+    )
     shown = await _inline(client, "file:///work/wider/t.py")
     assert shown
     for text in shown:  # what is shown keeps the function parseable

@@ -45,7 +45,14 @@ SHAPES = {
     "d448-l4": (448, 4, 7, 7, 1216, 8192),
     "d576-l3": (576, 3, 9, 9, 1536, 8192),
     "d576-l6": (576, 6, 9, 9, 1536, 8192),
-    "d640-l6": (640, 6, 10, 10, 1728, 8192),  # pause tier: 35.0M, 17.5 ms/token on the 2-core CPU under load 2.7 (2026-12-03)
+    "d640-l6": (
+        640,
+        6,
+        10,
+        10,
+        1728,
+        8192,
+    ),  # pause tier: 35.0M, 17.5 ms/token on the 2-core CPU under load 2.7 (2026-12-03)
 }
 
 
@@ -84,8 +91,18 @@ def main() -> None:
         mx.eval(model.parameters())
         n = sum(v.size for _, v in __import__("mlx.utils").utils.tree_flatten(model.parameters()))
         ms = sorted(bench(model) for _ in range(args.repeats))
-        print(json.dumps({"shape": name, "params_M": round(n / 1e6, 2), "ms_per_token_median": round(ms[len(ms) // 2], 2), "ms_min": round(ms[0], 2),
-                          "ms_all": [round(x, 2) for x in ms]}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "shape": name,
+                    "params_M": round(n / 1e6, 2),
+                    "ms_per_token_median": round(ms[len(ms) // 2], 2),
+                    "ms_min": round(ms[0], 2),
+                    "ms_all": [round(x, 2) for x in ms],
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

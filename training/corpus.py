@@ -81,9 +81,25 @@ UNIT_MB = 3  # the standard libraries (CPython, Go, Rust) are read as units of a
 CHUNKED_LANGUAGES = ("typescript",)  # Debian source packages of these languages are read as UNIT_MB units too: npm
 # packages ship little TypeScript source, so TypeScript's own compiler and tests (node-typescript) fill the share
 OFFER_SLACK = 1.3  # files offered to the filters per unit: its cap x this (the filters drop some)
-EXT_LANG = {".py": "python", ".go": "go", ".rs": "rust", ".js": "javascript", ".mjs": "javascript",
-            ".cjs": "javascript", ".ts": "typescript", ".tsx": "typescript", ".java": "java", ".c": "c", ".h": "c", ".cc": "cpp",
-            ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp"}
+EXT_LANG = {
+    ".py": "python",
+    ".go": "go",
+    ".rs": "rust",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".java": "java",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
+}
 SKIP_DIRS = re.compile(r"(^|/)(third[_-]?party|vendor(ed)?|extern(al)?|deps|node_modules|debian|_vendor|testdata)/",
                        re.IGNORECASE)
 GENERATED_CLIENT_PACKAGES = ("aws_cdk", "google_ads", "datadog_api_client", "mypy_boto3", "types_", "boto3_stubs",
@@ -446,16 +462,22 @@ def write_reports(summary: dict, manifest: list[dict], contaminated: list[dict])
              f"{'yes' if m['used'] else 'no'}\t{m.get('files', 0)}\t{m.get('bytes', 0)}" for m in manifest]
     (ROOT / "LICENCES.tsv").write_text("\n".join(rows) + "\n")
     sets = summary["eval_sets"]
-    lines = ["# Decontamination report (written by training/corpus.py)", "",
-             (f"A corpus file is dropped when it shares at least `min_overlap` distinct word {CONTAMINATION_N}-grams "
-              "with an evaluation set; exact and near duplicates are removed before and after (see corpus.py). "
-              f"Whole packages excluded by name: {', '.join(HELDOUT_PACKAGES + BANNED_PACKAGES)}; the held-out "
-              f"packages' {summary['heldout_files_seeded']} files (Python: {', '.join(HELDOUT_PACKAGES)}; the other "
-              "languages: the `heldout-` lines of debian_source_packages.txt and debian_binary_packages.txt and the npm "
-              "tarballs of data/heldout_npm) seeded the near-duplicate index; those packages are not read into "
-              "the corpus."), "",
-             "| eval set | what its n-grams cover | items | n-grams | min_overlap | files dropped |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "# Decontamination report (written by training/corpus.py)",
+        "",
+        (
+            f"A corpus file is dropped when it shares at least `min_overlap` distinct word {CONTAMINATION_N}-grams "
+            "with an evaluation set; exact and near duplicates are removed before and after (see corpus.py). "
+            f"Whole packages excluded by name: {', '.join(HELDOUT_PACKAGES + BANNED_PACKAGES)}; the held-out "
+            f"packages' {summary['heldout_files_seeded']} files (Python: {', '.join(HELDOUT_PACKAGES)}; the other "
+            "languages: the `heldout-` lines of debian_source_packages.txt and debian_binary_packages.txt and the npm "
+            "tarballs of data/heldout_npm) seeded the near-duplicate index; those packages are not read into "
+            "the corpus."
+        ),
+        "",
+        "| eval set | what its n-grams cover | items | n-grams | min_overlap | files dropped |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     cover = {"humaneval": "prompt + canonical solution + suffix, every task of shared/evals",
              "heldout-lines": "each answer line with 3 lines either side (benchmarks/data/heldout.jsonl)",
              "examples": "whole files of examples/"}

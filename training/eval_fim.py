@@ -42,7 +42,9 @@ def edit_similarity(a: str, b: str) -> float:
     return 100.0 * (1 - levenshtein(a, b) / max(len(a), len(b)))
 
 
-def fim_ids(tokenizer, prefix: str, suffix: str, layout: str, max_prefix: int = 768, max_suffix: int = 224) -> list[int]:
+def fim_ids(
+    tokenizer, prefix: str, suffix: str, layout: str, max_prefix: int = 768, max_suffix: int = 224
+) -> list[int]:
     """FIM prompt token ids within the model's 1,024-token training context: the end of the prefix, the start of
     the suffix (tokens never cross a newline, so cutting token lists cuts at or inside one line only)."""
     fp, fm, fs = (tokenizer.convert_tokens_to_ids(t) for t in ("<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"))
@@ -102,9 +104,14 @@ def run(model_path: str, layout: str, limit: int | None) -> dict:
         em += got == want
         es_empty += edit_similarity("", want)
         es_prev += edit_similarity(prev_line(r["prefix"]), want)
-    res["heldout"] = {"n": len(ho), "edit_similarity": round(es / len(ho), 2), "exact_match": round(em / len(ho), 4),
-                      "baseline_empty_es": round(es_empty / len(ho), 2), "baseline_prev_line_es": round(es_prev / len(ho), 2),
-                      "sec_per_item": round((time.time() - t0) / len(ho), 3)}
+    res["heldout"] = {
+        "n": len(ho),
+        "edit_similarity": round(es / len(ho), 2),
+        "exact_match": round(em / len(ho), 4),
+        "baseline_empty_es": round(es_empty / len(ho), 2),
+        "baseline_prev_line_es": round(es_prev / len(ho), 2),
+        "sec_per_item": round((time.time() - t0) / len(ho), 3),
+    }
     return res
 
 

@@ -111,7 +111,9 @@ class SampleMaker:
     def line_text(self, line: np.ndarray) -> str:
         return b"".join(self.piece[i] for i in line).decode("utf-8", errors="replace")
 
-    def cut(self, lines: list[np.ndarray], l1: int, c1: int, l2: int, c2: int) -> tuple[list[int], list[int], list[int]]:
+    def cut(
+        self, lines: list[np.ndarray], l1: int, c1: int, l2: int, c2: int
+    ) -> tuple[list[int], list[int], list[int]]:
         """Split window at (line l1, char c1) and (line l2, char c2) into prefix, middle, suffix token lists."""
         def cat(ls: list[np.ndarray]) -> list[int]:
             return np.concatenate(ls).tolist() if ls else []

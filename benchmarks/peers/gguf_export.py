@@ -94,7 +94,10 @@ def export_gguf(model_dir: Path, out: Path, dtype: str = "f32", context: int = 4
     config = json.loads((model_dir / "config.json").read_text())
     if config.get("model_type") not in ("llama", "mistral"):
         raise ValueError(f"only llama-architecture models are exported (got {config.get('model_type')})")
-    n_head, n_kv = int(config["num_attention_heads"]), int(config.get("num_key_value_heads", config["num_attention_heads"]))
+    n_head, n_kv = (
+        int(config["num_attention_heads"]),
+        int(config.get("num_key_value_heads", config["num_attention_heads"])),
+    )
     hidden, layers = int(config["hidden_size"]), int(config["num_hidden_layers"])
     head_dim = int(config.get("head_dim") or hidden // n_head)
     vocab_size = int(config["vocab_size"])

@@ -25,8 +25,13 @@ def _latency(ms: list[float]) -> dict[str, Any]:
     s = sorted(ms)
     if not s:
         return {"n": 0}
-    return {"n": len(s), "p50_ms": round(statistics.median(s), 2), "p95_ms": round(s[min(len(s) - 1, int(0.95 * len(s)))], 2),
-            "max_ms": round(s[-1], 2), "mean_ms": round(statistics.fmean(s), 2)}
+    return {
+        "n": len(s),
+        "p50_ms": round(statistics.median(s), 2),
+        "p95_ms": round(s[min(len(s) - 1, int(0.95 * len(s)))], 2),
+        "max_ms": round(s[-1], 2),
+        "mean_ms": round(statistics.fmean(s), 2),
+    }
 
 
 def new_llama(path: Path, threads: int, n_ctx: int = 2048, logits_all: bool = False) -> Any:
@@ -54,7 +59,8 @@ def parity(path: Path, threads: int, ref: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run_prompts(path: Path, threads: int, ps: dict[str, Any], limit: int = 0, warm_first: bool = False) -> dict[str, Any]:
+def run_prompts(path: Path, threads: int, ps: dict[str, Any], limit: int = 0,
+                warm_first: bool = False) -> dict[str, Any]:
     """One Llama per document; time every prompt (prefill of what is not cached + greedy decode). `warm_first`:
     each document's context first evaluates its first prompt but the last token, untimed (warmed at the typing
     position, as laya is by `laya/focus`)."""

@@ -177,8 +177,15 @@ def error_lines(doc: SyntaxDocument, lo: int, hi: int, limit: int = 2) -> list[i
     return out[:limit]
 
 
-def list_offers(doc: SyntaxDocument, version: int, uri: str, lo: int, hi: int,
-                ranked: dict[int, list[FixCandidate]] | None = None, threshold: float = DEFAULT_THRESHOLD) -> list[Offer]:
+def list_offers(
+    doc: SyntaxDocument,
+    version: int,
+    uri: str,
+    lo: int,
+    hi: int,
+    ranked: dict[int, list[FixCandidate]] | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> list[Offer]:
     """Every action the range offers, from the tree alone (no model). `ranked` holds fixes already scored for
     this version (line → candidates): those are offered one by one, with their confidence in the title."""
     base = {"uri": uri, "version": version}

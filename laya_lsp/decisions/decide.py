@@ -28,6 +28,11 @@ CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 # offers and the hand-off's `fallback.threshold` too).
 DEFAULT_THRESHOLD = 0.5
 DEFAULT_DECISION_TOKENS = 256
+# What one decide may ask for, every front alike: each choice's text is scored token by token, so its length
+# and the choices' count bound the work (the fuzz campaign's 70,000-character choice held the worker minutes).
+MAX_CHOICES = 64
+MAX_CHOICE_ID_CHARS = 256
+MAX_CHOICE_TEXT_CHARS = 4096
 SUFFIX_SHARE = 0.25  # of the decision token budget, for the text after a document position
 # Only this many characters per budgeted token are tokenized from the end of a long context (more than any
 # tokenizer's characters per token), so a big file is never tokenized whole for a 256-token prompt.
@@ -89,14 +94,19 @@ def parse_options(raw: Any) -> list[Option]:
     """`choices: [{id, description?, text?}]` → options; ids must be unique strings, at least two choices."""
     if not isinstance(raw, list) or len(raw) < 2:
         raise DecisionError("choices must be a list of at least two {id, description} objects")
+    if len(raw) > MAX_CHOICES:
+        raise DecisionError(f"{len(raw)} choices: at most {MAX_CHOICES}")
     out: list[Option] = []
     for c in raw:
         if isinstance(c, str):
             c = {"id": c}
         if not isinstance(c, dict) or not isinstance(c.get("id"), str) or not c["id"]:
-            raise DecisionError(f"each choice needs a non-empty string id, got {c!r}")
+            raise DecisionError(f"each choice needs a non-empty string id, got {repr(c)[:80]}")
         text = c.get("text") if isinstance(c.get("text"), str) else c.get("description")
         text = text if isinstance(text, str) and text else c["id"]
+        if len(c["id"]) > MAX_CHOICE_ID_CHARS or len(text) > MAX_CHOICE_TEXT_CHARS:
+            raise DecisionError(f"a choice's id is at most {MAX_CHOICE_ID_CHARS} characters and its text (or "
+                                f"description) at most {MAX_CHOICE_TEXT_CHARS}")
         out.append(Option(c["id"], text))
     if len({o.id for o in out}) != len(out):
         raise DecisionError("choice ids must be unique")

@@ -47,8 +47,14 @@ SAFE_INTEGER = 2**53 - 1  # unbounded numbers are bounded to what a JavaScript c
 MAX_DEPTH = 64
 # llguidance's own bounds on compiling and running a grammar (its defaults are 10x larger): a schema within
 # schema_limits compiles far below them; terse errors, so nothing of the grammar's state reaches a client.
-GRAMMAR_LIMITS: dict[str, Any] = {"max_grammar_size": 50_000, "max_lexer_states": 50_000, "initial_lexer_fuel": 1_000_000,
-                  "step_lexer_fuel": 200_000, "step_max_items": 50_000, "verbose_errors": False}
+GRAMMAR_LIMITS: dict[str, Any] = {
+    "max_grammar_size": 50_000,
+    "max_lexer_states": 50_000,
+    "initial_lexer_fuel": 1_000_000,
+    "step_lexer_fuel": 200_000,
+    "step_max_items": 50_000,
+    "verbose_errors": False,
+}
 
 __all__ = ["SchemaError", "StructuredError", "Unfinishable", "prepare_schema", "structured_with"]
 

@@ -111,10 +111,17 @@ class Front:
         if loading or (st.status is Status.ERROR and self.orchestrator.engine.model_info() is None):
             raise no_model(st.error or "", loading)
         return m.CompleteResponse(
-            candidates=[m.Suggestion(text=s.text, logprob=s.logprob, rules=s.rules, fixed=s.fixed)
-                        for s in answer.suggestions],
-            status=cast(m.Status, st.status), source=st.source if st.status is Status.OK else Source.NONE, plan=answer.plan.reason if answer.plan else "",
-            session=body.session, offset=offset, error=st.error, stats=st.to_dict(), admission_ms=admission_ms,
+            candidates=[
+                m.Suggestion(text=s.text, logprob=s.logprob, rules=s.rules, fixed=s.fixed) for s in answer.suggestions
+            ],
+            status=cast(m.Status, st.status),
+            source=st.source if st.status is Status.OK else Source.NONE,
+            plan=answer.plan.reason if answer.plan else "",
+            session=body.session,
+            offset=offset,
+            error=st.error,
+            stats=st.to_dict(),
+            admission_ms=admission_ms,
             http_ms=(time.perf_counter() - t0) * 1000,
         )
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from ..decisions import structured
+from ..decisions.decide import MAX_CHOICE_ID_CHARS, MAX_CHOICE_TEXT_CHARS, MAX_CHOICES
 from ..syntax.positions import PositionError, strict_offset
 
 SESSION_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
@@ -131,14 +132,14 @@ class CompleteResponse(Answered):
 
 
 class Choice(_Body):
-    id: str = Field(min_length=1, max_length=256)
-    description: str | None = Field(default=None, max_length=4096)
-    text: str | None = Field(default=None, max_length=4096,
+    id: str = Field(min_length=1, max_length=MAX_CHOICE_ID_CHARS)
+    description: str | None = Field(default=None, max_length=MAX_CHOICE_TEXT_CHARS)
+    text: str | None = Field(default=None, max_length=MAX_CHOICE_TEXT_CHARS,
                              description="what is scored (default: description, then id)")
 
 
 class DecideRequest(Cursor):
-    choices: list[str | Choice] = Field(min_length=2, max_length=64)
+    choices: list[str | Choice] = Field(min_length=2, max_length=MAX_CHOICES)
     context: str | None = Field(default=None, description="text the choice follows (instead of a document cursor)")
     threshold: float | None = Field(default=None, ge=0, le=1,
                                     description="below it, choice is null (default: decisionThreshold)")

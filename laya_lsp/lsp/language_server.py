@@ -128,8 +128,12 @@ class LayaServer(LanguageServer):
         if source is FeatureRequestError:
             return
         log.error("%s: %s", getattr(source, "__name__", source), error, exc_info=error)
-        self.window_log_message(lsp.LogMessageParams(
-            type=lsp.MessageType.Error, message="laya: a message could not be handled; the server's log has the details"))
+        self.window_log_message(
+            lsp.LogMessageParams(
+                type=lsp.MessageType.Error,
+                message="laya: a message could not be handled; the server's log has the details",
+            )
+        )
 
     # -- helpers used by the feature modules ------------------------------------------------------------
     def show_error(self, message: str) -> None:

@@ -1,6 +1,7 @@
 """Where pygls 2.1.1 falls short and offers no public hook, the smallest override that fixes it, each with its
 reason: the class of the documents its workspace creates, a didChange for a document that is not open, the
-shutdown flag it keeps private, and the notification futures it never forgets. `rpc_admission.LayaProtocol` builds on this class.
+shutdown flag it keeps private, and the notification futures it never forgets. `rpc_admission.LayaProtocol` builds on
+this class.
 """
 
 from __future__ import annotations

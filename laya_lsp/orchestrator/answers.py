@@ -28,17 +28,31 @@ class Suggestion:
     rules: list[str] = field(default_factory=list)
     fixed: bool = False
     # The calibrated probability that `text` is right as far as it goes (every line of it a prefix of what the
-    # person writes), from the model's token probabilities (confidence.py); 1.0 where there were none.
-    confidence: float = 1.0
-    cut: bool = False  # cut short of the model's (cleaned) text where the model grew unsure
+    # person writes), from the model's token probabilities (confidence.py); 1.0 for a model never calibrated.
+    confidence: float = 1.0  # (of what ghost text shows: `text[:cut_at]`)
+    # Ghost text shows `text[:cut_at]`: where the model grew unsure (None: all of it). The completion list offers
+    # the whole `text`, which passed the syntax checks (a list item is a choice made on purpose).
+    cut_at: int | None = None
     token_ends: list[int] = field(default_factory=list)  # the model's tokens over `text`: where each ends
     token_logprobs: list[float] = field(default_factory=list)
 
+    @property
+    def cut(self) -> bool:
+        """Ghost text shows less than the whole suggestion."""
+        return self.cut_at is not None
+
+    def ghost(self) -> Suggestion:
+        """What ghost text shows of it."""
+        return self if self.cut_at is None else replace(self, text=self.text[: self.cut_at], cut_at=None)
+
     def trimmed(self, n: int) -> Suggestion:
-        """The suggestion with its first `n` characters typed through (its confidence stays: a lower bound)."""
+        """The suggestion with its first `n` characters typed through (its confidence stays: a lower bound; typed
+        past the sure part, ghost text shows nothing of it)."""
         keep = [i for i, end in enumerate(self.token_ends) if end > n]
+        cut_at = None if self.cut_at is None else max(0, self.cut_at - n)
         return replace(self, text=self.text[n:], token_ends=[self.token_ends[i] - n for i in keep],
-                       token_logprobs=[self.token_logprobs[i] for i in keep])
+                       token_logprobs=[self.token_logprobs[i] for i in keep], cut_at=cut_at,
+                       confidence=0.0 if cut_at == 0 else self.confidence)
 
 
 @dataclass
@@ -89,14 +103,24 @@ def shown_for(suggestions: list[Suggestion], kind: Kind, threshold: float) -> tu
     """What a `kind` request shows of `suggestions`, and whether that is unsure (see `Completion.for_kind`)."""
     sure = [s for s in suggestions if s.confidence >= threshold]
     unsure = sorted((s for s in suggestions if s.confidence < threshold), key=lambda s: -s.confidence)
-    shown = sure if kind is Kind.INLINE else sure + unsure
-    return shown, bool(unsure) and not sure or bool(shown) and shown[0].cut
+    doubt = bool(unsure) and not sure or bool(sure) and sure[0].cut
+    if kind is Kind.INLINE:
+        ghosts = [s.ghost() for s in sure]
+        return [g for i, g in enumerate(ghosts) if g.text not in {x.text for x in ghosts[:i]}], doubt
+    return sure + unsure, doubt
 
 
 
 
-def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult,
-          syntax: SyntaxSettings | None, min_confidence: float = 0.0, calibration: Calibration | None = None) -> Cleaned:
+def clean(
+    doc: SyntaxDocument,
+    offset: int,
+    plan: CompletionPlan,
+    result: CompletionResult,
+    syntax: SyntaxSettings | None,
+    min_confidence: float = 0.0,
+    calibration: Calibration | None = None,
+) -> Cleaned:
     """The cleaned suggestions (`syntax` None: post-processing is off, raw lines, never cut), each with its
     confidence and cut at `min_confidence`; the caller books the record."""
     t0 = time.perf_counter()
@@ -109,7 +133,10 @@ def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: Comple
                  result.candidates[c.source_index], doc, min_confidence, calibration)
             for c in detailed.candidates
         ]
-        suggestions = [s for i, s in enumerate(suggestions) if s.text not in {x.text for x in suggestions[:i]}]
+    if syntax is not None:  # the order every kind shows: sure ones in model order, then the rest, surest first
+        sure_ = [x for x in suggestions if x.confidence >= min_confidence]
+        rest = sorted((x for x in suggestions if x.confidence < min_confidence), key=lambda x: -x.confidence)
+        suggestions = sure_ + rest
     rejected: dict[str, int] = {}
     for r in detailed.rejected if syntax is not None else []:
         rejected[r.reason] = rejected.get(r.reason, 0) + 1
@@ -118,14 +145,15 @@ def clean(doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: Comple
 
 def sure(s: Suggestion, raw: Candidate, doc: SyntaxDocument, min_confidence: float,
          calibration: Calibration | None = None) -> Suggestion:
-    """`s` (made from `raw`) with the model's tokens carried over, its confidence, cut at `min_confidence` (0:
-    never cut)."""
+    """`s` (made from `raw`) with the model's tokens carried over, its confidence under the model's `calibration`,
+    cut at `min_confidence` (0: never cut; no calibration: confidence 1.0, never cut)."""
     ends, lps = trace(s.text, raw)
+    if calibration is None:  # a model never calibrated: carried tokens, never cut
+        return replace(s, token_ends=ends, token_logprobs=lps)
     conf = token_confidence(lps, doc.language, calibration)
     shown = cut(s.text, ends, conf, min_confidence, doc)
-    keep = [i for i, end in enumerate(ends) if end <= len(shown.text)] if shown.short else list(range(len(ends)))
-    return replace(s, text=shown.text, confidence=shown.confidence, cut=shown.short,
-                   token_ends=[ends[i] for i in keep], token_logprobs=[lps[i] for i in keep])
+    return replace(s, confidence=shown.confidence, cut_at=len(shown.text) if shown.short else None,
+                   token_ends=ends, token_logprobs=lps)
 
 
 def raw_lines(result: CompletionResult, plan: CompletionPlan, doc: SyntaxDocument,

@@ -19,6 +19,7 @@ from ..config import Settings
 from ..engine import CompletionRequest, CompletionResult, Engine, Status
 from ..syntax import CompletionPlan, SyntaxDocument, plan_completion
 from .answers import Cleaned, Completion, clean
+from .confidence import calibration_for
 from .latency import (
     Ask,
     Background,
@@ -66,7 +67,11 @@ class CompletionFlow:
         # Asked in this order: a remembered answer beats sharing a running job, which beats a new run; a
         # serving engine's answer for this very text beats the local one shown there.
         self.strategies: list[LatencyStrategy] = [
-            HandOff(settings, records, background, typed, self._context), typed, speculation, SharedJob(settings), FirstLineFirst(settings, background, typed, speculation),
+            HandOff(settings, records, background, typed, self._context),
+            typed,
+            speculation,
+            SharedJob(settings),
+            FirstLineFirst(settings, background, typed, speculation),
             self.warm_up,
         ]
 
@@ -244,9 +249,20 @@ class CompletionFlow:
             return []
         return self.context.chunks(doc_id, doc, offset, self.settings())
 
-    def request_for(self, doc_id: str, doc: SyntaxDocument, offset: int, kind: Kind, plan: CompletionPlan,
-                    version: int | None, debounce: bool, background: bool = False,
-                    source: str = "model", candidates: int | None = None, lines: int | None = None) -> CompletionRequest:
+    def request_for(
+        self,
+        doc_id: str,
+        doc: SyntaxDocument,
+        offset: int,
+        kind: Kind,
+        plan: CompletionPlan,
+        version: int | None,
+        debounce: bool,
+        background: bool = False,
+        source: str = "model",
+        candidates: int | None = None,
+        lines: int | None = None,
+    ) -> CompletionRequest:
         """The engine request for a completion at `offset` under `plan` (with the context before the prompt);
         `candidates` None asks for the `candidates` setting, `lines` None for the plan's line count."""
         s = self.settings()
@@ -260,4 +276,6 @@ class CompletionFlow:
 
     def _cleaned(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Cleaned:
         s = self.settings()
-        return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None, s.min_confidence)
+        info = self.engine.model_info()
+        return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None, s.min_confidence,
+                     calibration_for(info.name if info is not None else None))

@@ -36,11 +36,18 @@ class Calibration:
 
 
 @lru_cache(maxsize=4)
-def load_calibration(path: Path = CALIBRATION_FILE) -> Calibration:
-    """The fitted calibration shipped with the package (read once)."""
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    return Calibration(float(raw["intercept"]), {k: float(v) for k, v in raw["coef"].items()},
-                       float(raw["threshold"]), {k: v for k, v in raw.items() if k not in ("intercept", "coef")})
+def load_calibrations(path: Path = CALIBRATION_FILE) -> dict[str, Calibration]:
+    """The fitted calibrations shipped with the package, per model name (read once)."""
+    raw = json.loads(path.read_text(encoding="utf-8"))["models"]
+    return {name: Calibration(float(m["intercept"]), {k: float(v) for k, v in m["coef"].items()}, float(m["threshold"]),
+                              {k: v for k, v in m.items() if k not in ("intercept", "coef")})
+            for name, m in raw.items()}
+
+
+def calibration_for(model: str | None) -> Calibration | None:
+    """The model's calibration; None for a model never calibrated: its token probabilities say nothing
+    calibrated about what is right, so its suggestions are neither cut nor withheld."""
+    return load_calibrations().get(model or "")
 
 
 def token_features(logprobs: Sequence[float], language: str | None) -> list[dict[str, float]]:
@@ -56,9 +63,8 @@ def token_features(logprobs: Sequence[float], language: str | None) -> list[dict
     return out
 
 
-def token_confidence(logprobs: Sequence[float], language: str | None, cal: Calibration | None = None) -> list[float]:
+def token_confidence(logprobs: Sequence[float], language: str | None, cal: Calibration) -> list[float]:
     """The calibrated probability that the text up to each token is right as far as it goes (never rising)."""
-    cal = cal or load_calibration()
     out: list[float] = []
     best = 1.0
     for feats in token_features(logprobs, language):

@@ -336,8 +336,9 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
     before = text[max(0, start - 2000):start].splitlines()[-_SCAN_LINES:]
     after = text[end:end + 1000].splitlines()[1:_SCAN_LINES // 2]
     comment = doc.spec.line_comment
-    prev_line = next((ln for ln in reversed(before) if ln.strip() and not (comment and ln.lstrip().startswith(comment))),
-                     None)
+    prev_line = next(
+        (ln for ln in reversed(before) if ln.strip() and not (comment and ln.lstrip().startswith(comment))), None
+    )
     next_lines = tuple(ln for ln in after if ln.strip())[:8]
     line_prefix, line_suffix = text[start:offset], text[offset:end]
     spec = doc.spec
@@ -363,13 +364,16 @@ def cursor_context(doc: SyntaxDocument, offset: int) -> CursorContext:
         in_brackets = bool(scan_brackets("\n".join([*before[first:], line_prefix]), spec).unclosed)
     if closed is None:
         closed = _closed_by_text(text, offset, opener, spec)
+    indented = spec.indentation_syntax
     context = CursorContext(
         offset=offset, line_prefix=line_prefix, line_suffix=line_suffix, eol=eol,
         line_indent=leading_ws(text[start:end]), prev_line=prev_line, next_lines=next_lines,
-        indent_unit=_indent_unit(before[-12:] + [text[start:end]] + after[:6], spec.default_indent), in_comment=in_comment,
-        in_string=in_string, opener_before=opener, enclosing_closed=closed, empty_block=empty,
-        in_brackets=in_brackets, code_above=tuple((width(leading_ws(ln)), ln.strip()) for ln in before if ln.strip())
-        if spec.indentation_syntax else (), in_interpolation=any(q in line_suffix for q in "\"'`") and _in_interpolation(doc, byte), indent_levels=_indent_levels(doc, start) if spec.indentation_syntax else (),
+        indent_unit=_indent_unit(before[-12:] + [text[start:end]] + after[:6], spec.default_indent),
+        in_comment=in_comment, in_string=in_string, opener_before=opener, enclosing_closed=closed, empty_block=empty,
+        in_brackets=in_brackets,
+        code_above=tuple((width(leading_ws(ln)), ln.strip()) for ln in before if ln.strip()) if indented else (),
+        in_interpolation=any(q in line_suffix for q in "\"'`") and _in_interpolation(doc, byte),
+        indent_levels=_indent_levels(doc, start) if indented else (),
     )
     doc.memo[("context", offset)] = context
     return context

@@ -84,7 +84,9 @@ def cut_loops(text: str) -> str:
     kept: list[str] = []
     for i, line in enumerate(lines):
         m = _PHRASE_LOOP.search(line)
-        if m is not None and any(c.isalpha() for c in m.group(1)) and len(set(m.group(1).strip())) >= 3:
+        unit = m.group(1) if m is not None else ""
+        # (`0, 0, 0` and `255, 255, 255` are data; `a = b, a = b, a = b` and `'..', '..', '..'` loops)
+        if m is not None and len(set(unit) - {" "}) >= 3 and any(c.isalpha() or c in "'\"." for c in unit):
             kept.append(line[: m.start() + len(m.group(1))].rstrip(" \t,+-*/|&"))  # no separator left dangling
             return "\n".join(kept)
         if _repeats_from(lines, i):

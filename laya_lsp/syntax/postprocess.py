@@ -3,8 +3,8 @@
 Order per candidate: text rules (single line, indentation, lines in another language, loops (impossible.py),
 one statement after a decorator, loops to the end of the budget, block
 end, line limit, repeats of what follows, Python indentation, auto-closed tails, a comment that would swallow
-code, trim, line breaks; see `_clean`) → drop blanks and duplicates → syntax check (lexical checks, then a parse of a small window) → if
-rejected, fixes (balance brackets, stop at the outer closer, drop trailing lines) until one passes.
+code, trim, line breaks; see `_clean`) → drop blanks and duplicates → syntax check (lexical checks, then a parse of a
+small window) → if rejected, fixes (balance brackets, stop at the outer closer, drop trailing lines) until one passes.
 Candidates valid as-is rank above fixed ones; model order breaks ties. Where every candidate was rejected,
 the longest complete piece of one that parses is offered rather than nothing (`_rescue`).
 """

@@ -225,8 +225,8 @@ class CandidateChecker:
 
         Open brackets stretch the small window, else the top-level statements around the cursor, over the
         closers that follow (not past `ESCALATION_MAX_BYTES`); a Python header uses the top-level statements,
-        or the whole document where those are larger. Other rejections stand: in a broken region the wider window's error counts are noisy enough to let junk
-        through.
+        or the whole document where those are larger. Other rejections stand: in a broken region the wider window's
+        error counts are noisy enough to let junk through.
         """
         window = self.window
         scan = scan_brackets(text, self.doc.spec)

@@ -9,7 +9,8 @@ CASES = [
     Case("Go's := completing a Python word", "python", "def f(xs):\n    ret█\n", "udent := 0", None,
          rules=("foreign_language",)),
     Case("a var declaration in Python", "python", "x = 1\n█", "var y = x + 1;", None, rules=("foreign_language",)),
-    Case("Python's walrus inside parentheses is Python", "python", "if █\n", "(n := len(xs)) > 3:", "(n := len(xs)) > 3:"),
+    Case("Python's walrus inside parentheses is Python", "python", "if █\n", "(n := len(xs)) > 3:",
+         "(n := len(xs)) > 3:"),
     Case("a struct module call is no C struct", "python", "def f(b):\n    return █\n", "struct.unpack('<I', b)",
          "struct.unpack('<I', b)"),
     Case("a Python elif in JavaScript is cut off", "javascript",
@@ -35,5 +36,8 @@ CASES = [
          "if x is None:\n        return None", rules=("loop",)),
     Case("a line three times keeps one copy", "javascript", "function f(x) {\n  █\n}\n",
          "x = __file__;\n  x = __file__;\n  x = __file__;\n  return x;", "x = __file__;", rules=("loop",)),
+    Case("punctuation repeated over a line is a loop too", "python", "import os\nBASE = os.path.join(█)\n",
+         "os.path.dirname(__file__), '..', '..', '..', '..', '..', '..'", "os.path.dirname(__file__), '..'",
+         rules=("loop",)),
     Case("a list of zeros is no loop", "python", "zeros = █\n", "[0, 0, 0, 0, 0, 0]", "[0, 0, 0, 0, 0, 0]"),
 ]

@@ -97,7 +97,8 @@ PYTHON = [
          "    return result\n",
          "for item in items:", "for item in items:", plan="single_line"),
     Case("a comment line between the block opener and the cursor", "python",
-         "def f(job):\n    if job.cancelled:\n        # superseded: its text is stale\n        █\n    return job.result\n",
+         "def f(job):\n    if job.cancelled:\n        # superseded: its text is stale\n"
+         "        █\n    return job.result\n",
          "return None", "return None", plan="after_block_opener"),
     Case("after a header spanning lines", "python",
          "def update(\n    items: list,\n) -> None:\n    █\n", "items.clear()", "items.clear()",
@@ -150,7 +151,8 @@ PYTHON = [
 ]
 
 
-JS_METHOD = "class Store {\n  total() {\n" + long_body("    const ") + "    █\n  }\n\n  clear() {\n    this.items = [];\n  }\n}\n"
+JS_METHOD = ("class Store {\n  total() {\n" + long_body("    const ")
+             + "    █\n  }\n\n  clear() {\n    this.items = [];\n  }\n}\n")
 
 BRACES = [
     Case("js end of a long method body", "javascript",

@@ -32,7 +32,8 @@ CASES = [
                  def size(self):
                      █
              """),
-         "if self.items:\n            return len(self.items)\n        return 0\n\n    def empty(self):\n        return True",
+         "if self.items:\n            return len(self.items)\n        return 0\n\n"
+         "    def empty(self):\n        return True",
          "if self.items:\n            return len(self.items)\n        return 0", plan="after_block_opener"),
     Case("repeated indentation on the first line is dropped", "python",
          src("""

@@ -262,7 +262,9 @@ def _propose(drafter: Drafter | None, branches: list[Branch], live: list[int], m
     return out
 
 
-def _choose(out: mx.array, s: DecodeSettings, histories: list[tuple[list[int], Draft]]) -> tuple[list[int], list[float]]:
+def _choose(
+    out: mx.array, s: DecodeSettings, histories: list[tuple[list[int], Draft]]
+) -> tuple[list[int], list[float]]:
     """The sampler's token for every row and its log-probability, after the logits processors (one evaluation).
 
     Row j of a branch continues its tokens so far plus the first j tokens of its draft: processors see exactly

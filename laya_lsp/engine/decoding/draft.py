@@ -151,7 +151,9 @@ class PromptLookup:
                     follows = seq[at : at + m]
                 else:  # the prompt, then the branch's own tokens
                     p = len(self.prompt)
-                    follows = (self.prompt[at : at + m] + ids[: max(0, at + m - p)]) if at < p else ids[at - p : at - p + m]
+                    follows = (
+                        (self.prompt[at : at + m] + ids[: max(0, at + m - p)]) if at < p else ids[at - p : at - p + m]
+                    )
                 out.append((f"{source}:{n}", n, follows))
                 break
         return out
@@ -165,7 +167,9 @@ class DraftBook:
         self.policy = DraftPolicy(max_draft=max_draft)
         self._answers: dict[str, list[list[int]]] = {}
 
-    def drafter(self, doc_id: str, prompt: list[int], buffers: list[list[int]], branches: int = 1) -> PromptLookup | None:
+    def drafter(
+        self, doc_id: str, prompt: list[int], buffers: list[list[int]], branches: int = 1
+    ) -> PromptLookup | None:
         """A request's drafter: its prompt, the document's last answers, the other buffers (None: off)."""
         if self.policy.max_draft <= 0:
             return None

@@ -146,7 +146,9 @@ class TokenTrie:
 
     def allowed(self, names: _Node, before: bool) -> np.ndarray:
         """Tokens that may come with the name trie at `names`: `before` a name (blanks may lead) or inside one."""
-        mask = (self.free_before if before else (self.free_after if names.terminal else np.zeros(self.vocab, bool))).copy()
+        mask = (
+            self.free_before if before else (self.free_after if names.terminal else np.zeros(self.vocab, bool))
+        ).copy()
         out: list[int] = []
         starts = [self.root]
         if before:  # leading blanks (any mix of spaces and tabs), then the name: " foo" after `return`

@@ -19,7 +19,8 @@ GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s
 # Qwen2/Qwen2.5 (digits one by one) and Llama 3 / cl100k (up to three digits) share everything around newlines.
 QWEN_PATTERNS = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+     r"|\s*[\r\n]+|\s+(?!\S)|\s+"),
 )
 # Unicode normalization cannot combine across a "\n" (no character composes with it; it is a starter).
 LINE_SAFE_NORMALIZERS = {"NFC", "NFD", "NFKC", "NFKD"}

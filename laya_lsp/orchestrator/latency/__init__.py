@@ -1,8 +1,8 @@
 """The latency tricks beside `CompletionFlow`, each a `LatencyStrategy` owning its per-document state.
 
-In the order the flow asks them: the hand-off (a serving engine's answer for this very version), typed-through (the shown answer), speculation (the answer for the top line
-accepted), a shared running job, first line first (the block after its first line), warm-up (prefill on open
-and focus). See docs/architecture.md, "Where each latency trick lives".
+In the order the flow asks them: the hand-off (a serving engine's answer for this very version), typed-through (the
+shown answer), speculation (the answer for the top line accepted), a shared running job, first line first (the block
+after its first line), warm-up (prefill on open and focus). See docs/architecture.md, "Where each latency trick lives".
 """
 
 from .background import Background

@@ -44,8 +44,20 @@ class Background:
     def complete(self, source: Source, doc_id: str, doc: SyntaxDocument, offset: int, plan: CompletionPlan,
                  candidates: int | None = None) -> Job:
         """Queue a background completion of `source`'s kind (it yields to every real request)."""
-        return self.engine.complete(self.request_for(doc_id, doc, offset, Kind(source.value), plan, None, debounce=False,
-                                                     background=True, source=source.value, candidates=candidates))
+        return self.engine.complete(
+            self.request_for(
+                doc_id,
+                doc,
+                offset,
+                Kind(source.value),
+                plan,
+                None,
+                debounce=False,
+                background=True,
+                source=source.value,
+                candidates=candidates,
+            )
+        )
 
     async def answer(self, source: Source, job: Job, doc_id: str, doc: SyntaxDocument, offset: int,
                      plan: CompletionPlan) -> Completion | None:

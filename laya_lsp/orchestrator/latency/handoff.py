@@ -79,7 +79,7 @@ def remote_prompt(fim: str, text: str, offset: int, context: list[tuple[str, str
 def remote_answer(cleaned: Cleaned) -> Cleaned:
     """A serving engine's cleaned answer as shown: its text passed the same checks as a local one; the local
     model's calibrated confidence says nothing about another model's text, so it is not cut for it."""
-    return replace(cleaned, suggestions=[replace(x, confidence=1.0, cut=False) for x in cleaned.suggestions])
+    return replace(cleaned, suggestions=[replace(x, confidence=1.0, cut_at=None) for x in cleaned.suggestions])
 
 
 @dataclass
@@ -158,8 +158,9 @@ class HandOff(LatencyStrategy):
             self.records.failed(ask.doc_id, Kind.HANDOFF, plan.reason, exc, own=True)
             return
         timings = Timings(total_ms=(time.perf_counter() - started) * 1000)
-        result = CompletionResult([Candidate(asked.answer(said.text), 0.0, 0)], timings, ask.version,
-                                  {"remoteModel": said.model})
+        result = CompletionResult(
+            [Candidate(asked.answer(said.text), 0.0, 0)], timings, ask.version, {"remoteModel": said.model}
+        )
         cleaned = remote_answer(clean(doc, ask.offset, plan, result, s.syntax() if s.postprocess else None))
         answer = cleaned.booked(self.records.answered(ask.doc_id, Kind.HANDOFF, Source.HANDOFF, result, plan.reason,
                                                       own=True, postprocess_ms=cleaned.postprocess_ms,

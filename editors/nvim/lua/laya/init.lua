@@ -12,7 +12,7 @@ M.name = "laya"
 M.defaults = {
   -- The server command; add "--model", "/path/to/mlx-model" to use another model than the embedded one.
   cmd = { "laya-lsp" },
-  -- The `laya` settings (camelCase keys, as in the README's Configuration table). Sent as initializationOptions
+  -- The `laya` settings (camelCase keys, as in the README's Settings table). Sent as initializationOptions
   -- and again as workspace/didChangeConfiguration {laya = ...}.
   settings = {},
   filetypes = {
