@@ -245,3 +245,22 @@ async def test_unsure_answers_are_handed_off(client: LanguageClient, stand_in: S
     client.workspace_did_change_configuration(
         lsp.DidChangeConfigurationParams(settings={"laya": {"minConfidence": 0.0}})
     )
+
+
+async def test_a_completion_list_is_incomplete_and_asked_again_gets_the_engines_answer(client: LanguageClient,
+                                                                                       stand_in: StandIn):
+    stand_in.reset("answer")
+    configure(client, stand_in.url)
+    uri = "file:///listed.py"
+    open_doc(client, uri, DOC)
+    before = await last_id(client)
+    params = lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(uri=uri),
+                                  position=position_at(DOC, len(DOC)))
+    first = await client.text_document_completion_async(params)
+    assert isinstance(first, lsp.CompletionList) and first.is_incomplete  # the editor asks again
+    assert not any(MARKER in (i.text_edit.new_text if i.text_edit else "") for i in first.items)
+    assert (await handoff_record(client, before))["status"] == "ok"
+    params.context = lsp.CompletionContext(trigger_kind=lsp.CompletionTriggerKind.TriggerForIncompleteCompletions)
+    again = await client.text_document_completion_async(params)
+    assert isinstance(again, lsp.CompletionList) and again.is_incomplete
+    assert [i.text_edit.new_text for i in again.items if i.text_edit] == [MARKER], again.items
