@@ -46,8 +46,9 @@ def test_doctor_reports_blas_device_and_model():
 
 
 def test_doctor_names_a_missing_model():
-    info = json.loads(run("doctor", "--json", "--model", "/nonexistent/model").stdout)
-    assert "does not exist" in info["model"]["error"]
+    done = run("doctor", "--json", "--model", "/nonexistent/model", check=False)
+    assert done.returncode == 1  # ran and found the model missing (exit_codes.FAILED)
+    assert "does not exist" in json.loads(done.stdout)["model"]["error"]
 
 
 def test_warm_up_compiles_every_step_shape_with_progress_then_runs_first_requests():
@@ -138,6 +139,7 @@ def test_every_command_honours_laya_model_and_model_beats_it(tmp_path: Path):
     out = json.loads(run("complete", f"{src}:2:11", "--json", "--settings", raw, env=env).stdout)
     assert out["model"]["path"] == str(TINY_MODEL) and out["runs"][0]["candidates"]
     missing = {**os.environ, "LAYA_MODEL": "/nonexistent/model"}
-    assert "does not exist" in json.loads(run("doctor", "--json", env=missing).stdout)["model"]["error"]
+    absent = run("doctor", "--json", env=missing, check=False)
+    assert absent.returncode == 1 and "does not exist" in json.loads(absent.stdout)["model"]["error"]
     picked = json.loads(run("doctor", "--json", "--model", str(TINY_MODEL), env=missing).stdout)
     assert picked["model"]["path"] == str(TINY_MODEL)
