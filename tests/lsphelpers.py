@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest_lsp
 from conftest import as_dict
 from lsprotocol import types as lsp
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 
 def open_doc(client: LanguageClient, uri: str, text: str, language: str = "python", version: int = 1) -> None:
@@ -49,3 +50,17 @@ async def complete_texts(client: LanguageClient, uri: str, pos: lsp.Position) ->
 
 async def stats(client: LanguageClient, recent: int = 50, reset: bool = False) -> dict[str, Any]:
     return as_dict(await client.protocol.send_request_async("laya/stats", {"recent": recent, "reset": reset}))
+
+
+def server_session(command: list[str], options: dict[str, Any]) -> Any:
+    """A pytest-lsp `client` fixture: the server started by `command`, initialized with `options` (a client that
+    declares no capabilities), shut down after the test. In a test module: `client = server_session(CMD, BASE)`."""
+
+    @pytest_lsp.fixture(config=ClientServerConfig(server_command=command))
+    async def client(lsp_client: LanguageClient):
+        await lsp_client.initialize_session(lsp.InitializeParams(
+            capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options=options))
+        yield
+        await lsp_client.shutdown_session()
+
+    return client

@@ -6,22 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest_lsp
 from conftest import DEFAULT_SERVER_CMD
-from lsphelpers import change, open_doc, position_at, stats
+from lsphelpers import change, open_doc, position_at, server_session, stats
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 BASE = {"debounceMs": 0, "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0}
 DOC = "import os\n\n\ndef main():\n    value = os.getcwd()\n    result = "
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=DEFAULT_SERVER_CMD))
-async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options=BASE))
-    yield
-    await lsp_client.shutdown_session()
+client = server_session(DEFAULT_SERVER_CMD, BASE)
 
 
 def configure(client: LanguageClient, **settings: Any) -> None:

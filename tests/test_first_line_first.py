@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest_lsp
 from conftest import DEFAULT_SERVER_CMD
-from lsphelpers import change, open_doc, position_at, stats
+from lsphelpers import change, open_doc, position_at, server_session, stats
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 # The embedded model with post-processing on; speculation off, so the block's own record is the only background run.
 # (ghost text whatever the model's confidence: these tests are about other things; the cut: test_confidence*)
@@ -21,12 +20,7 @@ DOC = ("import os\n\n\ndef list_files(root):\n    out = []\n    for name in os.l
        "        out.append(os.path.join(root, name))\n    return out\n\n\ndef count_lines(path):\n    ")
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=DEFAULT_SERVER_CMD))
-async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options=BASE))
-    yield
-    await lsp_client.shutdown_session()
+client = server_session(DEFAULT_SERVER_CMD, BASE)
 
 
 async def _inline(client: LanguageClient, uri: str, text: str) -> list[str]:

@@ -3,11 +3,10 @@ the first candidate is not delayed by the other four while the user types). Thro
 
 from __future__ import annotations
 
-import pytest_lsp
 from conftest import DEFAULT_SERVER_CMD
-from lsphelpers import open_doc, position_at, stats
+from lsphelpers import open_doc, position_at, server_session, stats
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 # The embedded model with post-processing on; every request a model run.
 # (ghost text whatever the model's confidence: these tests are about other things; the cut: test_confidence*)
@@ -16,12 +15,7 @@ BASE = {"debounceMs": 0, "candidates": 4, "typingCandidates": 1, "minConfidence"
 DOC = "import os\n\n\ndef main():\n    value = os.getcwd()\n    result = "
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=DEFAULT_SERVER_CMD))
-async def client(lsp_client: LanguageClient):
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options=BASE))
-    yield
-    await lsp_client.shutdown_session()
+client = server_session(DEFAULT_SERVER_CMD, BASE)
 
 
 async def _last_model_run(client: LanguageClient, kind: str) -> dict:
