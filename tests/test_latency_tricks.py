@@ -189,13 +189,21 @@ async def test_focus_warm_up_prefills_the_prompt_the_request_there_sends(warm_co
     open_doc(warm_context, uri, text)
     cursor = text.index("value = os.getcwd()", len(text) // 2) + len("value = os.getcwd()")
     pos = position_at(text, cursor)
-    await asyncio.sleep(0.5)  # the open's warm-ups run first (cursor at the top): the focus comes later
+
+    async def warm_ups() -> list[dict]:
+        return [r for r in (await stats(warm_context, recent=50))["recent"]
+                if r["kind"] == "warm-up" and r["doc"] == uri and r["status"] == "ok"]
+
+    for _ in range(600):  # the open's warm-up runs first (cursor at the top): the focus comes after it
+        if await warm_ups():
+            break
+        await asyncio.sleep(0.05)
+    before = len(await warm_ups())
     warm_context.protocol.notify("laya/focus", {"textDocument": {"uri": uri}, "position": pos})
     rec = None
     for _ in range(1200):
-        recs = [r for r in (await stats(warm_context, recent=50))["recent"]
-                if r["kind"] == "warm-up" and r["doc"] == uri and r["status"] == "ok"]
-        if recs and recs[-1]["prompt_tokens"] > 300:
+        recs = await warm_ups()
+        if len(recs) > before and recs[-1]["prompt_tokens"] > 300:
             rec = recs[-1]
             break
         await asyncio.sleep(0.05)
