@@ -4,7 +4,9 @@ An answer of N lines ends at the N-th line break that follows visible text. Line
 first visible character do not count, so a completion may start on the next line (after `def f():`, say).
 An answer that closes a bracket opened before it (`uuid.uuid4())` after `str(`, the `}` of the function body it
 was asked to fill) has finished what it was inside: it ends at the line break after that closer, whatever its
-line count (brackets are counted as characters, strings and comments included, alike on both sides).
+line count. Which brackets count is the caller's: `first_outer_close` counts every bracket character; where
+the language is known, syntax/answer_brackets.py counts only the brackets that are code (not in a string or a
+comment), and the engine's stop and post-processing are given that one.
 The engine applies the rule to tokens as they come (`ends_answer`: a token holding a line break is one break,
 a token of blanks is blank), so it stops decoding as soon as the answer is complete; post-processing applies
 it to the text (`cut_lines`), exactly, whatever the tokens were. A single-line plan is stricter about what
@@ -70,8 +72,8 @@ def ends_answer(pieces: Sequence[P], piece: P, max_lines: int, is_break: Callabl
     return depths is not None and closes_outer(pieces, piece, depths)
 
 
-def _outer_close(text: str) -> int:
-    """Index of the first closer of a bracket opened before `text` (-1: none)."""
+def first_outer_close(text: str) -> int:
+    """Index of the first closer of a bracket opened before `text` (-1: none), every bracket character counted."""
     depth = 0
     for i, char in enumerate(text):
         if char in OPENERS:
@@ -83,13 +85,14 @@ def _outer_close(text: str) -> int:
     return -1
 
 
-def cut_lines(text: str, max_lines: int) -> str:
+def cut_lines(text: str, max_lines: int, outer_close: Callable[[str], int] = first_outer_close) -> str:
     """`text` up to the line break that ends its `max_lines`-th line, or the line where it closes a bracket
-    opened before it (that break excluded); the text itself when it has no more lines, or no visible character."""
+    opened before it (that break excluded; `outer_close`: where it does, -1: nowhere); the text itself when it
+    has no more lines, or no visible character."""
     start = len(text) - len(text.lstrip())  # the first visible character
     if start == len(text):
         return text
-    closed = _outer_close(text)
+    closed = outer_close(text) if max_lines > 1 else -1  # one line ends at its break anyway
     if closed >= 0:
         end = text.find("\n", closed)
         text = text if end < 0 else text[:end]
@@ -99,6 +102,13 @@ def cut_lines(text: str, max_lines: int) -> str:
             return text
         start = end + 1
     return text[:end]
+
+
+def closed_before_break(text: str, outer_close: Callable[[str], int]) -> bool:
+    """Whether `text` closed a bracket opened before it before its last line break (the engine's question when
+    a token with a break comes)."""
+    closed = outer_close(text)
+    return 0 <= closed < text.rfind("\n")
 
 
 def cut_single_line(text: str) -> str:

@@ -312,7 +312,7 @@ class Engine:
         lm, s = self.lm, self.settings
         heal = trailing_blanks(req.text[: max(0, min(req.offset, len(req.text)))])
         line_stop = LineStop(max(1, req.max_lines), frozenset(lm.stop_ids), lm.newline_ids, lm.blank_ids,
-                             lm.bracket_depths)
+                             lm.bracket_depths, req.outer_close, lm.token_texts)
 
         def stop(ids: list[int], token: int) -> Verdict:  # counts as it goes: a cancelled record shows how far
             if len(ids) + 1 > st.now.decode_tokens:

@@ -69,6 +69,9 @@ class CompletionRequest:
     # Names that exist at the cursor (engine/decoding/names.py), asked for at the first decoding step, after
     # the prefill, so the analysis runs beside it; None from the call (or no call): decoding is not steered.
     names: Callable[[], NameSteer | None] | None = None
+    # Where an answer's text closes a bracket opened before it (its index, -1: none), strings and comments aside
+    # (syntax/answer_brackets.py, safe off the request's thread); None: every bracket character counts.
+    outer_close: Callable[[str], int] | None = None
 
 
 @dataclass

@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field, replace
 
 from ..engine import Candidate, CompletionResult
-from ..lines import cut_lines
-from ..syntax import CompletionPlan, SyntaxDocument, SyntaxSettings, postprocess_detailed
+from ..lines import cut_lines, first_outer_close
+from ..syntax import CompletionPlan, SyntaxDocument, SyntaxSettings, answer_brackets, postprocess_detailed
 from .confidence import Calibration, cut, token_confidence, trace
 from .records import Kind, RequestStats
 
@@ -125,7 +125,7 @@ def clean(
     confidence and cut at `min_confidence`; the caller books the record."""
     t0 = time.perf_counter()
     if syntax is None:
-        suggestions = raw_lines(result, plan, doc, calibration)
+        suggestions = raw_lines(result, plan, doc, calibration, offset)
     else:
         detailed = postprocess_detailed(doc, offset, [c.text for c in result.candidates], plan, syntax)
         suggestions = [
@@ -157,13 +157,14 @@ def sure(s: Suggestion, raw: Candidate, doc: SyntaxDocument, min_confidence: flo
 
 
 def raw_lines(result: CompletionResult, plan: CompletionPlan, doc: SyntaxDocument,
-              calibration: Calibration | None = None) -> list[Suggestion]:
-    """Model text cut to the plan's line count only (line breaks before the text do not count), never cut for
-    confidence (but with it)."""
+              calibration: Calibration | None = None, offset: int | None = None) -> list[Suggestion]:
+    """Model text cut to the plan's line count only (line breaks before the text do not count; with the cursor's
+    `offset`, brackets in strings and comments close nothing), never cut for confidence (but with it)."""
     limit = plan.max_lines if plan.multiline else 1
+    closes = first_outer_close if offset is None else answer_brackets(doc, offset).outer_close
     suggestions: list[Suggestion] = []
     for cand in result.candidates:
-        text = cut_lines(cand.text, limit)
+        text = cut_lines(cand.text, limit, closes)
         if text.strip() and text not in {s.text for s in suggestions}:
             suggestions.append(sure(Suggestion(text, cand.logprob), cand, doc, 0.0, calibration))
     return suggestions

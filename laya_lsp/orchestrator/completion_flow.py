@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from ..config import Settings
 from ..engine import CompletionRequest, CompletionResult, Engine, Status
-from ..syntax import CompletionPlan, SyntaxDocument, plan_completion
+from ..syntax import CompletionPlan, SyntaxDocument, answer_brackets, plan_completion
 from .answers import Cleaned, Completion, clean
 from .confidence import Calibration, calibration_for
 from .latency import (
@@ -266,12 +266,14 @@ class CompletionFlow:
         """The engine request for a completion at `offset` under `plan` (with the context before the prompt);
         `candidates` None asks for the `candidates` setting, `lines` None for the plan's line count."""
         s = self.settings()
+        max_lines = lines or (plan.max_lines if plan.multiline else 1)
         return CompletionRequest(
-            doc_id=doc_id, text=doc.text, offset=offset, kind=kind, candidates=candidates,
-            max_lines=lines or (plan.max_lines if plan.multiline else 1),
+            doc_id=doc_id, text=doc.text, offset=offset, kind=kind, candidates=candidates, max_lines=max_lines,
             max_tokens=min(s.max_tokens, plan.max_tokens),
             version=version, debounce=debounce, context=self._context(doc_id, doc, offset), background=background,
             source=source, names=self.names.for_request(doc_id, doc, offset, s) if kind is not Kind.WARM_UP else None,
+            outer_close=answer_brackets(doc, offset).outer_close if max_lines > 1 and kind is not Kind.WARM_UP
+            else None,
         )
 
     def _calibration(self) -> Calibration | None:

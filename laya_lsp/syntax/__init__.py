@@ -6,6 +6,7 @@
     items = postprocess(doc, offset, raw_texts, plan)   # cleaned, checked, reranked candidates
 """
 
+from .answer_brackets import AnswerBrackets, answer_brackets
 from .brackets import stops_inside
 from .document import SyntaxDocument
 from .languages import language_for
@@ -13,12 +14,14 @@ from .plan import CompletionPlan, SyntaxSettings, plan_completion
 from .postprocess import Candidate, PostprocessResult, Rejection, postprocess, postprocess_detailed
 
 __all__ = [
+    "AnswerBrackets",
     "Candidate",
     "CompletionPlan",
     "PostprocessResult",
     "Rejection",
     "SyntaxDocument",
     "SyntaxSettings",
+    "answer_brackets",
     "language_for",
     "plan_completion",
     "postprocess",

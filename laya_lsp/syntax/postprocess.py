@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from ..lines import cut_lines, cut_single_line
 from . import impossible, lexical, rules
+from .answer_brackets import answer_brackets
 from .brackets import scan_brackets
 from .context import CursorContext, cursor_context
 from .document import SyntaxDocument
@@ -67,7 +68,8 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
     applied: list[str] = []
     text = raw.replace("\r\n", "\n")
     # Lines past the plan's limit never survive; a few more are kept so repeats of what follows are recognised.
-    text = cut_lines(text[:MAX_CANDIDATE_CHARS], (plan.max_lines if plan.multiline else 1) + 5)
+    closes = answer_brackets(doc, ctx.offset).outer_close  # brackets in strings and comments close nothing
+    text = cut_lines(text[:MAX_CANDIDATE_CHARS], (plan.max_lines if plan.multiline else 1) + 5, closes)
     steps: list[tuple[str, Callable[[str], str]]] = []
     if not plan.multiline:
         steps.append(("single_line", cut_single_line))
@@ -82,7 +84,7 @@ def _clean(raw: str, ctx: CursorContext, plan: CompletionPlan, doc: SyntaxDocume
         steps += [
             ("repetition", rules.cut_repetition),
             ("block_end", lambda t: rules.cut_at_block_end(t, ctx, spec)),
-            ("max_lines", lambda t: cut_lines(t, plan.max_lines)),
+            ("max_lines", lambda t: cut_lines(t, plan.max_lines, closes)),
         ]
     steps += [
         ("loop", impossible.cut_loops),
