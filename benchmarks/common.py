@@ -69,14 +69,22 @@ def best_ms(fn: Any, reps: int = 30) -> float:
 
 
 HALF_SEED = 32  # the confidence calibration's split of the held-out files (training/confidence_fit.py)
+PARTS = ("fit", "threshold", "calibration", "evaluation")
 
 
 def heldout_half(folder: Path, half: str) -> list[Path]:
-    """One half of a language's held-out files, split by file: sorted, shuffled with a fixed seed, the first half
-    `calibration` (the confidence cut is fitted on it), the second `evaluation` (reported, never fitted on)."""
+    """One part of a language's held-out files, split by file: sorted, shuffled with a fixed seed; the first half
+    is `calibration`, the second `evaluation` (reported, never fitted or tuned on). The calibration half splits
+    again: its first two thirds `fit` (the confidence model is fitted on them), the rest `threshold` (the default
+    `minConfidence` and the choice between models are made there, on files the fit never saw)."""
     import random
 
+    if half not in PARTS:
+        raise ValueError(f"no part {half!r} of the held-out files: one of {', '.join(PARTS)}")
     files = sorted(p for p in folder.iterdir() if p.is_file() and p.name != "LICENCES.tsv")
     random.Random(HALF_SEED).shuffle(files)
     middle = len(files) // 2
-    return files[:middle] if half == "calibration" else files[middle:]
+    calibration, evaluation = files[:middle], files[middle:]
+    fit_end = (2 * len(calibration) + 2) // 3
+    return {"calibration": calibration, "evaluation": evaluation, "fit": calibration[:fit_end],
+            "threshold": calibration[fit_end:]}[half]

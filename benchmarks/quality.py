@@ -45,7 +45,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from benchmarks import deep_lines, handoff, quality_names
-from benchmarks.common import heldout_half, load_result, save
+from benchmarks.common import PARTS, heldout_half, load_result, save
 from benchmarks.shown import person_breakdown
 from laya_lsp.replay import LANGUAGES, Buffer, ReplayClient, server_command
 from laya_lsp.syntax import SyntaxDocument, plan_completion
@@ -401,8 +401,8 @@ def main() -> int:
         "--split", choices=["dev", "test"], help="only the tasks of this split (benchmarks/quality_names.py)"
     )
     p.add_argument("--sets", nargs="+", help="only these sets (default: all)")
-    p.add_argument("--files-half", choices=["calibration", "evaluation"],
-                   help="files-<language>: only this half of the held-out files (benchmarks/common.py heldout_half)")
+    p.add_argument("--files-half", choices=list(PARTS),
+                   help="files-<language>: only this part of the held-out files (benchmarks/common.py heldout_half)")
     p.add_argument("--save-as", default="quality", help="results name: benchmarks/results/<date>-<name>.json")
     p.add_argument(
         "--settings", default="{}", help="laya settings (JSON) over the run's own, e.g. '{\"draftTokens\": 0}'"

@@ -21,7 +21,7 @@ from lsprotocol import types as lsp
 from mlxserver import free_port, greedy, mlx_lm_server
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from laya_lsp.orchestrator.latency.handoff import remote_prompt
+from laya_lsp.orchestrator.latency.handoff import remote_prompt, token_spans
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -32,6 +32,15 @@ BASE = {"debounceMs": 0, "candidates": 1, "typingCandidates": 1, "maxTokens": 24
         "warmUp": False, "firstLineFirst": False, "crossFileTokens": 0}
 DOC = "def total(values):\n    result = 0\n    for v in values:\n        result = "
 MARKER = "remote_marker(v)"  # what the stand-in server answers: no local model writes it
+# Its answer with token log-probabilities: sure of MARKER, unsure of the rest (as OpenAI's API and vLLM send them,
+# and as mlx_lm.server does: pieces spelled as the vocabulary spells them, in `logprobs.content`).
+SURE_THEN_NOT = [("remote", -0.001), ("_marker", -0.001), ("(v", -0.001), (")", -0.001), (" +", -20.0),
+                 (" unsure", -20.0), ("(v", -20.0), (")", -20.0), ("\n", -0.5)]
+LOGPROBS = {
+    "openai": {"tokens": [t for t, _ in SURE_THEN_NOT], "token_logprobs": [p for _, p in SURE_THEN_NOT]},
+    "pieces": {"content": [{"id": i, "token": t.replace(" ", "\u0120").replace("\n", "\u010a"), "logprob": p}
+                           for i, (t, p) in enumerate(SURE_THEN_NOT)]},
+}
 
 
 class StandIn:
@@ -57,6 +66,10 @@ class StandIn:
                             return
                 bodies = {"garbage": b"<html>not json", "empty": json.dumps({"choices": [{"text": ""}]}).encode(),
                           "shapeless": json.dumps({"result": MARKER}).encode()}
+                if stand_in.mode in LOGPROBS:  # the server stopped at the line break (a stop string): not in text
+                    text = "".join(t for t, _ in SURE_THEN_NOT[:-1])
+                    bodies[stand_in.mode] = json.dumps({"choices": [{"index": 0, "text": text,
+                                                                     "logprobs": LOGPROBS[stand_in.mode]}]}).encode()
                 out = bodies.get(stand_in.mode, json.dumps({"choices": [{"index": 0, "text": MARKER}]}).encode())
                 self.send_response(500 if stand_in.mode == "error" else 200)
                 self.send_header("Content-Length", str(len(out)))
@@ -245,6 +258,46 @@ async def test_unsure_answers_are_handed_off(client: LanguageClient, stand_in: S
     client.workspace_did_change_configuration(
         lsp.DidChangeConfigurationParams(settings={"laya": {"minConfidence": 0.0}})
     )
+
+
+@pytest.mark.parametrize("mode", ["openai", "pieces"])
+async def test_the_engines_answer_is_cut_by_its_own_token_probabilities(client: LanguageClient, stand_in: StandIn,
+                                                                         mode: str):
+    """The remote's answer is asked with its tokens' log-probabilities and cut like a local one: ghost text shows
+    the part the remote was sure of; the completion list offers it whole."""
+    stand_in.reset(mode)
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"laya": {
+        "minConfidence": 0.3, "fallback": {"url": stand_in.url, "completions": "always", "deadlineMs": 600000}}}))
+    uri = f"file:///cut-{mode}.py"
+    open_doc(client, uri, DOC)
+    before = await last_id(client)
+    await inline(client, uri, DOC)
+    assert (await handoff_record(client, before))["status"] == "ok"
+    assert stand_in.requests[-1]["logprobs"] is True
+    texts, record = await inline(client, uri, DOC)
+    assert record["source"] == "handoff" and texts == [MARKER], (record, texts)
+    params = lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(uri=uri),
+                                  position=position_at(DOC, len(DOC)))
+    listed = await client.text_document_completion_async(params)
+    assert isinstance(listed, lsp.CompletionList)
+    assert MARKER + " + unsure(v)" in [i.text_edit.new_text for i in listed.items if i.text_edit], listed.items
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"laya": {"minConfidence": 0.0}})
+    )
+
+
+async def test_mlx_lm_server_sends_token_log_probabilities_that_spell_its_answer(remote: str):
+    """What the hand-off cuts by: a real mlx_lm.server's tokens, asked as the hand-off asks, spell its text."""
+    from laya_lsp.config import FallbackSettings
+    from laya_lsp.decisions.fallback import complete_async
+
+    asked = remote_prompt("qwen/spm", DOC, len(DOC), [], "file:///real.py")
+    said = await complete_async(FallbackSettings(url=remote, deadline_ms=600000), asked.prompt, 16, asked.stop,
+                                None, logprobs=True)
+    assert said.text.strip() and said.tokens, said
+    spans = token_spans(said.text, said.tokens)
+    assert spans is not None and spans[-1][0] == len(said.text) and len(spans) > 1, said
+    assert all(lp <= 0 for _, lp in said.tokens)
 
 
 async def test_a_completion_list_is_incomplete_and_asked_again_gets_the_engines_answer(client: LanguageClient,

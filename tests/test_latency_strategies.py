@@ -180,6 +180,25 @@ async def test_speculation_answers_the_text_with_the_top_line_accepted():
     assert spec.early(_ask(PY)) is None  # only at the accepted text
 
 
+async def test_speculation_starts_from_what_ghost_text_shows_of_a_cut_suggestion():
+    """Ghost text shows a suggestion only as far as it is sure: the person can accept that part, not the rest, so
+    speculation accepts the cut part; an answer ghost text withholds whole starts none."""
+    engine = FakeEngine()
+    spec, background, _ = _speculation(engine, min_confidence=0.5)
+    cut = Suggestion("w * h + 1", -0.1, confidence=0.8, cut_at=5)
+    spec.answered(_ask(PY, kind=Kind.INLINE), Completion([cut], RECORD, ONE_LINE), Ticket(ONE_LINE))
+    [req] = engine.requests
+    assert req.text == PY.text + "w * h"  # not the unsure "+ 1"
+    spec.answered(_ask(PY, kind=Kind.COMPLETION), Completion([cut], RECORD, ONE_LINE), Ticket(ONE_LINE))
+    assert engine.requests[-1].text == PY.text + "w * h + 1"  # a list item is inserted whole
+    unsure = Suggestion("w * h + 1", -0.1, confidence=0.2)
+    spec.answered(_ask(PY, kind=Kind.INLINE), Completion([unsure], RECORD, ONE_LINE), Ticket(ONE_LINE))
+    assert len(engine.requests) == 2  # nothing shown: nothing to accept
+    for job in engine.jobs:
+        finish(job)
+    await _settle(background)
+
+
 async def test_speculation_plans_the_hypothetical_text_in_the_document_s_language():
     """An HTTP session's document id is no file name: the copy with the line accepted must keep the language
     the document was opened with (it was planned as plain text before)."""

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import FallbackSettings
@@ -28,6 +29,9 @@ class FallbackError(RuntimeError):
 class FallbackAnswer:
     text: str
     model: str
+    # Each generated token's text and log-probability, where the server sent them (asked with `logprobs`); the
+    # tokens may run past `text` (a stop string the server cut off). Empty: the server sent none.
+    tokens: list[tuple[str, float]] = field(default_factory=list)
 
 
 def enabled(s: FallbackSettings) -> bool:
@@ -48,9 +52,13 @@ def endpoint(url: str) -> str:
 
 
 def request_body(s: FallbackSettings, prompt: str, max_tokens: int, stop: list[str] | None = None,
-                 suffix: str | None = None) -> dict[str, Any]:
-    """The `/v1/completions` body: greedy, the configured model, at most four stop strings (the API's limit)."""
+                 suffix: str | None = None, logprobs: bool = False) -> dict[str, Any]:
+    """The `/v1/completions` body: greedy, the configured model, at most four stop strings (the API's limit);
+    `logprobs`: each token's log-probability too (mlx_lm.server takes a boolean and names the tokens only among
+    the top ones; OpenAI's API and vLLM take a count, which `true` is as 1)."""
     body: dict[str, Any] = {"prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0}
+    if logprobs:
+        body.update(logprobs=True, top_logprobs=1)
     if suffix is not None:
         body["suffix"] = suffix
     if s.model:
@@ -81,7 +89,57 @@ def answer_from(s: FallbackSettings, raw: bytes) -> FallbackAnswer:
         raise FallbackError(f"unexpected response: {str(data)[:200]}") from exc
     if not isinstance(text, str):
         raise FallbackError("the response's text is not a string")
-    return FallbackAnswer(text, str(data.get("model") or s.model or ""))
+    return FallbackAnswer(text, str(data.get("model") or s.model or ""), answer_tokens(data["choices"][0]))
+
+
+def answer_tokens(choice: Any) -> list[tuple[str, float]]:
+    """The generated tokens' texts and log-probabilities of a `/v1/completions` choice: OpenAI's `logprobs`
+    (`tokens`, `token_logprobs`: vLLM, llama.cpp's server) or the chat-style `logprobs.content` mlx_lm.server
+    sends (pieces as the vocabulary spells them); [] where there are none or they make no sense."""
+    lp = choice.get("logprobs") if isinstance(choice, dict) else None
+    if not isinstance(lp, dict):
+        return []
+    if isinstance(lp.get("tokens"), list) and isinstance(lp.get("token_logprobs"), list):
+        pairs, pieces = list(zip(lp["tokens"], lp["token_logprobs"])), False
+    elif isinstance(lp.get("content"), list):
+        pairs = [(c.get("token"), c.get("logprob")) for c in lp["content"] if isinstance(c, dict)]
+        pieces = True
+    else:
+        return []
+    if not pairs or any(not isinstance(t, str) or isinstance(p, bool) or not isinstance(p, (int, float)) or p > 0
+                        for t, p in pairs):
+        return []
+    texts = piece_texts([t for t, _ in pairs]) if pieces else [t for t, _ in pairs]
+    return [(t, float(p)) for t, (_, p) in zip(texts, pairs)]
+
+
+def _byte_of() -> dict[str, int]:
+    """Byte-level BPE's printable stand-in for each byte (GPT-2's table: 'Ġ' is a space, 'Ċ' a line break)."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    extra = [b for b in range(256) if b not in keep]
+    return {**{chr(b): b for b in keep}, **{chr(256 + i): b for i, b in enumerate(extra)}}
+
+
+BYTE_OF = _byte_of()
+_BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+
+
+def piece_texts(pieces: list[str]) -> list[str]:
+    """Token pieces as a vocabulary spells them (byte-level BPE, SentencePiece's '▁' and <0xNN> bytes) as the
+    text each adds; a character split over tokens belongs to the token that completes it."""
+    out: list[str] = []
+    raw, done = b"", ""
+    for p in pieces:
+        if all(ch in BYTE_OF for ch in p):
+            raw += bytes(BYTE_OF[ch] for ch in p)
+        elif _BYTE_TOKEN.fullmatch(p):
+            raw += bytes([int(p[3:5], 16)])
+        else:
+            raw += p.replace("\u2581", " ").encode("utf-8")
+        now = raw.decode("utf-8", errors="ignore")
+        out.append(now[len(done):])
+        done = now
+    return out
 
 
 def complete(s: FallbackSettings, prompt: str, max_tokens: int, stop: list[str] | None = None) -> FallbackAnswer:
@@ -110,7 +168,7 @@ MAX_RESPONSE_BYTES = 4 << 20
 
 
 async def complete_async(s: FallbackSettings, prompt: str, max_tokens: int, stop: list[str] | None = None,
-                         suffix: str | None = None) -> FallbackAnswer:
+                         suffix: str | None = None, logprobs: bool = False) -> FallbackAnswer:
     """One greedy completion, on the event loop (never blocking it) within `s.deadline_ms`. Cancelling the
     awaiting task closes the connection, so the server sees the request dropped. Connects directly (no proxy)."""
     import asyncio
@@ -118,7 +176,7 @@ async def complete_async(s: FallbackSettings, prompt: str, max_tokens: int, stop
     url = urllib.parse.urlsplit(endpoint(s.url))
     if url.scheme not in ("http", "https") or not url.hostname:
         raise FallbackError(f"fallback.url must be an http(s) URL, got {s.url!r}")
-    payload = json.dumps(request_body(s, prompt, max_tokens, stop, suffix)).encode()
+    payload = json.dumps(request_body(s, prompt, max_tokens, stop, suffix, logprobs)).encode()
     port = url.port or (443 if url.scheme == "https" else 80)
     path = (url.path or "/") + (f"?{url.query}" if url.query else "")
     head = f"POST {path} HTTP/1.1\r\nHost: {url.hostname}:{port}\r\nConnection: close\r\n"

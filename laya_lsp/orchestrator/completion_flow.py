@@ -19,7 +19,7 @@ from ..config import Settings
 from ..engine import CompletionRequest, CompletionResult, Engine, Status
 from ..syntax import CompletionPlan, SyntaxDocument, answer_brackets, plan_completion
 from .answers import Cleaned, Completion, clean
-from .confidence import calibration_for
+from .confidence import Calibration, calibration_for
 from .latency import (
     Ask,
     Background,
@@ -67,7 +67,7 @@ class CompletionFlow:
         # Asked in this order: a remembered answer beats sharing a running job, which beats a new run; a
         # serving engine's answer for this very text beats the local one shown there.
         self.strategies: list[LatencyStrategy] = [
-            HandOff(settings, records, background, typed, self._context),
+            HandOff(settings, records, background, typed, self._context, self._calibration),
             typed,
             speculation,
             SharedJob(settings),
@@ -276,8 +276,12 @@ class CompletionFlow:
             else None,
         )
 
+    def _calibration(self) -> Calibration | None:
+        """The loaded model's confidence calibration (None: not loaded, or never calibrated)."""
+        info = self.engine.model_info()
+        return calibration_for(info.name, info.path or None) if info is not None else None
+
     def _cleaned(self, doc: SyntaxDocument, offset: int, plan: CompletionPlan, result: CompletionResult) -> Cleaned:
         s = self.settings()
-        info = self.engine.model_info()
         return clean(doc, offset, plan, result, s.syntax() if s.postprocess else None, s.min_confidence,
-                     calibration_for(info.name if info is not None else None))
+                     self._calibration())

@@ -3,7 +3,7 @@
 The engine keeps each emitted token's log-probability and where its text ends (`Candidate.token_logprobs`,
 `token_ends`). Here they are carried onto the cleaned text (`trace`), turned into the calibrated probability
 that the text up to each token is right as far as it goes (`token_confidence`: a logistic model over a few
-features of the tokens so far, fitted on held-out files by training/confidence/fit.py into confidence.json), and
+features of the tokens so far, fitted on held-out files by training/confidence_fit.py into confidence.json), and
 a suggestion is cut at the last token boundary where that probability is still at least the `minConfidence`
 setting (`cut`). The probability never rises along a suggestion (more text cannot be more surely right), so the
 cut is where showing one more token stops being worth its risk.
@@ -44,22 +44,36 @@ def load_calibrations(path: Path = CALIBRATION_FILE) -> dict[str, Calibration]:
             for name, m in raw.items()}
 
 
-def calibration_for(model: str | None) -> Calibration | None:
-    """The model's calibration; None for a model never calibrated: its token probabilities say nothing
-    calibrated about what is right, so its suggestions are neither cut nor withheld."""
-    return load_calibrations().get(model or "")
+def calibration_for(model: str | None, model_dir: str | None = None) -> Calibration | None:
+    """The calibration fitted for the model's weights (`model_dir`'s fingerprint, whatever the model is called
+    now), else the one under its name when that was not fitted for other weights; None for a model never
+    calibrated: its token probabilities say nothing calibrated about what is right, so its suggestions are
+    neither cut nor withheld (a model retrained under the same name, until it is fitted again)."""
+    table = load_calibrations()
+    if model_dir is not None:
+        from ..decisions.decide import weights_fingerprint
+
+        weights = weights_fingerprint(model_dir)
+        for cal in table.values():
+            if cal.about.get("weights") == weights:
+                return cal
+    named = table.get(model or "")
+    if named is None or (model_dir is not None and named.about.get("weights")):
+        return None  # fitted for other weights (the fingerprint would have found it above)
+    return named
 
 
 def token_features(logprobs: Sequence[float], language: str | None) -> list[dict[str, float]]:
-    """Each token's features: the text up to and including it (sum and min of the log-probabilities, the last
-    one, how many tokens), and the buffer's language."""
+    """Each token's features: the text up to and including it (sum and min of the log-probabilities, the least
+    probability itself, the last log-probability, how many tokens), and the buffer's language."""
     out: list[dict[str, float]] = []
     total, low = 0.0, 0.0
     lang = f"lang={language}" if language else "lang=none"
     for i, lp in enumerate(logprobs):
         total += lp
         low = min(low, lp)
-        out.append({"sum": total, "min": low, "last": lp, "log_tokens": math.log(i + 2), lang: 1.0})
+        out.append({"sum": total, "min": low, "p_min": math.exp(low), "last": lp, "log_tokens": math.log(i + 2),
+                    lang: 1.0})
     return out
 
 

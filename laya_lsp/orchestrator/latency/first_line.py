@@ -11,7 +11,7 @@ from ...config import Settings
 from ...engine import Job
 from ...syntax import CompletionPlan, SyntaxDocument
 from ..answers import Completion
-from ..records import Source
+from ..records import Kind, Source
 from .background import Background
 from .base import Ask, LatencyStrategy, Ticket
 from .speculation import Speculation
@@ -40,13 +40,14 @@ class FirstLineFirst(LatencyStrategy):
         snapshot = ask.doc.with_text(ask.doc.text)  # the document changes as the user types on
         candidates = max(1, len(answer.result.candidates) if answer.result else 1)
         job = self.background.complete(Source.BLOCK, ask.doc_id, snapshot, ask.offset, ticket.plan, candidates)
-        self.background.spawn(self._keep(ask.doc_id, job, snapshot, ask.offset, ticket.plan))
+        self.background.spawn(self._keep(ask.doc_id, job, snapshot, ask.offset, ticket.plan, ask.kind))
 
-    async def _keep(self, doc_id: str, job: Job, doc: SyntaxDocument, offset: int, plan: CompletionPlan) -> None:
+    async def _keep(self, doc_id: str, job: Job, doc: SyntaxDocument, offset: int, plan: CompletionPlan,
+                    kind: Kind) -> None:
         """The block replaces its first line in the typed-through store, if the user has not moved on; then the
         speculation for its top line accepted starts from it."""
         block = await self.background.answer(Source.BLOCK, job, doc_id, doc, offset, plan)
         if block is None or not block.suggestions or self.shown.at(doc_id) != (doc.text[:offset], doc.text[offset:]):
             return
         self.shown.replace(doc_id, block)
-        self.speculation.start(doc_id, doc, offset, block)
+        self.speculation.start(doc_id, doc, offset, block, kind)

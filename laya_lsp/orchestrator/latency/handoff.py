@@ -2,7 +2,9 @@
 server, mlx_lm.server: OpenAI-compatible `/v1/completions`) is asked for the same position in the background.
 
 The local answer is never delayed: the request has been answered before the hand-off starts. The remote answer
-is cleaned like a local one (`answers.clean`: the same post-processing and syntax checks) and kept only while
+is cleaned like a local one (`answers.clean`: the same post-processing and syntax checks), cut by its own token
+log-probabilities under the same calibration and `minConfidence` (`remote_candidate`; the remote model's own
+calibration where confidence.json has one by its name, else the local model's), and kept only while
 the document is still at the version it was asked for; the editor's next request at that version gets it (and
 it becomes the shown answer, which typing along is served from). The next keystroke cancels a hand-off in
 flight (its connection is closed) and drops an answer not yet served; every failure leaves the local answer
@@ -22,6 +24,7 @@ from ...decisions import fallback
 from ...engine import Candidate, CompletionResult, Timings, format_named, text_prompt, trailing_blanks
 from ...syntax import CompletionPlan, SyntaxDocument
 from ..answers import Cleaned, Completion, Suggestion, clean, shown_for
+from ..confidence import Calibration, calibration_for
 from ..records import Kind, Records, Source
 from .background import Background
 from .base import Ask, LatencyStrategy, Ticket
@@ -76,9 +79,45 @@ def remote_prompt(fim: str, text: str, offset: int, context: list[tuple[str, str
     return RemotePrompt(text_prompt(fmt, prefix, suffix, context, path, layout), None, list(fmt.stop), blanks)
 
 
-def remote_answer(cleaned: Cleaned) -> Cleaned:
-    """A serving engine's cleaned answer as shown: its text passed the same checks as a local one; the local
-    model's calibrated confidence says nothing about another model's text, so it is not cut for it."""
+def token_spans(text: str, tokens: list[tuple[str, float]]) -> list[tuple[int, float]] | None:
+    """Where each of a remote answer's tokens ends in its `text`, with its log-probability: tokens past the text
+    (a stop string the server cut off) left out; blanks the server's detokenizer dropped before the text
+    (mlx_lm.server trims the first token's space) skipped. None when the tokens do not spell the text."""
+    joined = "".join(t for t, _ in tokens)
+    lead = 0
+    while joined[lead: lead + len(text)] != text and lead < len(joined) and joined[lead] in " \t":
+        lead += 1
+    if not tokens or joined[lead: lead + len(text)] != text:
+        return None
+    out: list[tuple[int, float]] = []
+    end = -lead
+    for piece, lp in tokens:
+        if end >= len(text):
+            break
+        end += len(piece)
+        if end > 0:
+            out.append((min(end, len(text)), lp))
+    return out
+
+
+def remote_candidate(asked: RemotePrompt, said: fallback.FallbackAnswer) -> Candidate:
+    """The remote's answer as the engine's candidates are: its text as inserted at the cursor and, where the
+    server sent them, its tokens' log-probabilities and where each ends in that text (`token_spans`; none: the
+    answer is not cut)."""
+    text = asked.answer(said.text)
+    drop = len(said.text) - len(text)  # the blanks typed before the cursor, which the remote said again
+    spans = token_spans(said.text, said.tokens)
+    kept = [(end - drop, lp) for end, lp in spans or [] if end > drop]
+    if not kept:
+        return Candidate(text, 0.0, 0)
+    return Candidate(text, sum(lp for _, lp in kept), len(kept), [lp for _, lp in kept], [e for e, _ in kept])
+
+
+def remote_answer(cleaned: Cleaned, raw: Candidate) -> Cleaned:
+    """A serving engine's cleaned answer as shown: its text passed the same checks as a local one; cut for its
+    own confidence where it came with token log-probabilities (by `clean`), else shown whole (confidence 1)."""
+    if raw.token_logprobs:
+        return cleaned
     return replace(cleaned, suggestions=[replace(x, confidence=1.0, cut_at=None) for x in cleaned.suggestions])
 
 
@@ -101,8 +140,9 @@ class HandOff(LatencyStrategy):
     """Keeps per document the one hand-off asked for its latest version, and its answer once it arrived."""
 
     def __init__(self, settings: Callable[[], Settings], records: Records, background: Background,
-                 shown: TypedThrough, context: Context) -> None:
+                 shown: TypedThrough, context: Context, calibration: Callable[[], Calibration | None]) -> None:
         self.settings = settings
+        self.calibration = calibration  # the local model's
         self.records = records
         self.background = background
         self.shown = shown
@@ -150,7 +190,7 @@ class HandOff(LatencyStrategy):
                               ask.doc_id)
         try:
             said = await fallback.complete_async(s.fallback, asked.prompt, min(s.max_tokens, plan.max_tokens),
-                                                 asked.stop, asked.suffix)
+                                                 asked.stop, asked.suffix, logprobs=True)
             if not asked.answer(said.text).strip():
                 raise fallback.FallbackError("the answer was empty")
         except fallback.FallbackError as exc:
@@ -158,16 +198,20 @@ class HandOff(LatencyStrategy):
             self.records.failed(ask.doc_id, Kind.HANDOFF, plan.reason, exc, own=True)
             return
         timings = Timings(total_ms=(time.perf_counter() - started) * 1000)
-        result = CompletionResult(
-            [Candidate(asked.answer(said.text), 0.0, 0)], timings, ask.version, {"remoteModel": said.model}
-        )
-        cleaned = remote_answer(clean(doc, ask.offset, plan, result, s.syntax() if s.postprocess else None))
+        raw = remote_candidate(asked, said)
+        result = CompletionResult([raw], timings, ask.version, {"remoteModel": said.model})
+        threshold = s.min_confidence if s.postprocess else 0.0
+        cal = calibration_for(said.model) or self.calibration()
+        cleaned = remote_answer(clean(doc, ask.offset, plan, result, s.syntax() if s.postprocess else None,
+                                      threshold, cal), raw)
         answer = cleaned.booked(self.records.answered(ask.doc_id, Kind.HANDOFF, Source.HANDOFF, result, plan.reason,
                                                       own=True, postprocess_ms=cleaned.postprocess_ms,
                                                       extra=cleaned.cleaning()))
         if not answer.suggestions:
             log.warning("hand-off to %s: its answer did not pass the syntax checks (%s), the local answer stands",
                         s.fallback.url, answer.rejected)
+        elif not shown_for(answer.suggestions, ask.kind, threshold)[0]:
+            log.info("hand-off to %s: even its answer's first word is unsure, the local answer stands", s.fallback.url)
         elif self.asked.get(ask.doc_id) is entry and ask.current():
             entry.answer = answer
         else:

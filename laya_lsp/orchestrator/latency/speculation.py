@@ -1,5 +1,6 @@
-"""Speculative next: after answering, compute in the background the answer needed if the top candidate's first
-line is accepted; a request at that text is answered from it at once."""
+"""Speculative next: after answering, compute in the background the answer needed if the first line of what the
+editor shows (ghost text: the top suggestion as far as it is sure) is accepted; a request at that text is answered
+from it at once."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from collections.abc import Callable
 from ...config import Settings
 from ...engine import Job
 from ...syntax import CompletionPlan, SyntaxDocument
-from ..answers import Completion
-from ..records import Records, Source
+from ..answers import Completion, shown_for
+from ..records import Kind, Records, Source
 from .background import Background
 from .base import AnswerStore, Ask, LatencyStrategy, Remembered, Ticket
 
@@ -38,13 +39,18 @@ class Speculation(LatencyStrategy):
 
     def answered(self, ask: Ask, answer: Completion, ticket: Ticket) -> None:
         if not ticket.typed and not ticket.block:  # after a first line, the block speculates when it comes
-            self.start(ask.doc_id, ask.doc, ask.offset, answer)
+            self.start(ask.doc_id, ask.doc, ask.offset, answer, ask.kind)
 
-    def start(self, doc_id: str, doc: SyntaxDocument, offset: int, answer: Completion) -> None:
-        """Compute, at low priority, the answer for the text as it would be with the top line accepted."""
-        if not self.settings().speculative:
+    def start(self, doc_id: str, doc: SyntaxDocument, offset: int, answer: Completion, kind: Kind) -> None:
+        """Compute, at low priority, the answer for the text as it would be with the first line of what a `kind`
+        request shows accepted (ghost text cut for confidence: its cut part; nothing shown: no speculation)."""
+        s = self.settings()
+        if not s.speculative:
             return
-        accepted = accepted_line(answer.suggestions[0].text)
+        shown, _ = shown_for(answer.suggestions, kind, s.min_confidence if s.postprocess else 0.0)
+        if not shown:
+            return
+        accepted = accepted_line(shown[0].text)
         hyp = doc.with_text(doc.text[:offset] + accepted + doc.text[offset:])
         hyp_offset = offset + len(accepted)
         plan = self.plan(hyp, hyp_offset)
