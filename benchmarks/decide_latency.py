@@ -1,16 +1,18 @@
 """`laya/decide` latency: through the LSP with text contexts (the case apps call), and on the inference worker.
 
-    python -m benchmarks.decide_latency [--model DIR] [--repeats 12] [--parts lsp,engine]
+    python -m benchmarks.decide_latency [--model DIR] [--repeats 12] [--parts lsp,engine] [--baseline DIR]
 
 `lsp`: a fresh server over stdio, three apps' contexts (no document) with 3-4 choices that have descriptions,
 decided in turn (A B C A B C ...): the process's first decision, each context's first, and p50/p95 of the warm
-calls as the client sees them, with the server's prompt / reused tokens and prefill / scoring split.
+calls as the client sees them, with the server's prompt / reused tokens and prefill / scoring split. `--baseline DIR`
+(a checkout of the code before a change: `git worktree add DIR <commit>`) runs a second server on that code and sends
+it every call too, interleaved, so before and after are measured side by side under one load.
 `engine`: a document position in the middle of a stdlib file (`bisect.py`'s second half, at a `def `), choices of 2, 3,
 4 and 8 names (one- and several-token options), each decided through the engine facade exactly as the LSP and
 HTTP fronts do (`Engine.submit_work` running `decisions.decide.decide_with`). The first decision of the process
 prefills the decision prompt (`decisionTokens` = 256) cold; the warm ones find it cached. Reports the first
 call, p50 and p95 of the warm calls per choice count, with the server's prefill / scoring split. Saves JSON under
-benchmarks/results/ (`<date>-decide.json`).
+benchmarks/results/ (`<date>-decide.json`; `<date>-decide-vs-baseline.json` with a baseline).
 """
 
 from __future__ import annotations
@@ -58,29 +60,49 @@ def _pct(xs: list[float], q: float) -> float:
     return round(xs[int(q * (len(xs) - 1))], 2)
 
 
-async def lsp_decisions(model: str | None, rounds: int) -> dict[str, Any]:
-    """Decisions through a fresh server over stdio: contexts alternating, first calls and warm ones."""
+async def lsp_decisions(model: str | None, rounds: int, baseline: str | None = None) -> dict[str, Any]:
+    """Decisions through a fresh server over stdio: contexts alternating, first calls and warm ones. With
+    `baseline` (a checkout of laya-lsp from before a change), a second server runs that code and every call goes
+    to both in turn (which one first alternates by round), so the two are measured under the same load."""
     from laya_lsp.replay import server_command
     from tests.lspclient import LspClient
 
-    c = await LspClient.spawn(server_command(model), default_timeout=120)
+    envs = {"laya": None, **({"baseline": {"PYTHONPATH": baseline}} if baseline else {})}
+    clients = {name: await LspClient.spawn(server_command(model), env=env, cwd=baseline if env else None,
+                                           default_timeout=120) for name, env in envs.items()}
+    calls: dict[str, list[dict[str, Any]]] = {name: [] for name in clients}
     try:
-        await c.initialize()
-        while (await c.call("laya/stats", {"recent": 0}))["model"] is None:
-            await asyncio.sleep(0.05)
-        calls: list[dict[str, Any]] = []
+        for c in clients.values():
+            await c.initialize()
+            while (await c.call("laya/stats", {"recent": 0}))["model"] is None:
+                await asyncio.sleep(0.05)
         for r in range(rounds):
+            order = list(clients) if r % 2 == 0 else list(reversed(clients))
             for i, (context, choices) in enumerate(APPS):
-                t0 = time.perf_counter()
-                await c.call("laya/decide", {"context": context, "choices": choices})
-                ms = (time.perf_counter() - t0) * 1000
-                rec = (await c.call("laya/stats", {"recent": 1}))["recent"][-1]
-                calls.append({"round": r, "app": i, "ms": round(ms, 2), "server_ms": rec["total_ms"],
-                              "prompt_tokens": rec["prompt_tokens"], "reused_tokens": rec["reused_tokens"],
-                              "prefill_ms": rec["prefill_ms"], "score_ms": rec["decode_ms"]})
-        st = await c.call("laya/stats", {"recent": 0})
+                for name in order:
+                    calls[name].append(await _decide_once(clients[name], r, i, context, choices))
+        stats = {name: await c.call("laya/stats", {"recent": 0}) for name, c in clients.items()}
     finally:
-        await c.close()
+        for c in clients.values():
+            await c.close()
+    out = {name: _summary(calls[name], stats[name]) for name in clients}
+    if baseline:
+        out["laya"]["baseline"] = out.pop("baseline")
+        out["laya"]["baseline"]["path"] = baseline
+    return out["laya"]
+
+
+async def _decide_once(c: Any, r: int, i: int, context: str, choices: list[dict[str, str]]) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    await c.call("laya/decide", {"context": context, "choices": choices})
+    ms = (time.perf_counter() - t0) * 1000
+    rec = (await c.call("laya/stats", {"recent": 1}))["recent"][-1]
+    return {"round": r, "app": i, "ms": round(ms, 2), "server_ms": rec["total_ms"],
+            "prompt_tokens": rec["prompt_tokens"], "reused_tokens": rec["reused_tokens"],
+            "prefill_ms": rec["prefill_ms"], "score_ms": rec["decode_ms"]}
+
+
+def _summary(calls: list[dict[str, Any]], st: dict[str, Any]) -> dict[str, Any]:
     warm = [x for x in calls if x["round"] > 0]
     firsts = [x for x in calls if x["round"] == 0]
     return {"calls": calls, "process_first_ms": calls[0]["ms"], "context_first_ms": [x["ms"] for x in firsts],
@@ -93,6 +115,14 @@ async def lsp_decisions(model: str | None, rounds: int) -> dict[str, Any]:
             "context_cache": st.get("contextCache")}
 
 
+def _print_lsp(name: str, lsp: dict[str, Any]) -> None:
+    print(f"{name}: LSP, context, {len(APPS)} contexts alternating: process's first {lsp['process_first_ms']:.1f} ms, "
+          f"each context's first {lsp['context_first_ms']}, warm p50 {lsp['warm_p50_ms']:.1f} ms "
+          f"p95 {lsp['warm_p95_ms']:.1f} (server {lsp['warm_server_p50_ms']:.1f}: prefill "
+          f"{lsp['warm_prefill_p50_ms']:.1f}, scoring {lsp['warm_score_p50_ms']:.1f}; reused "
+          f"{lsp['warm_reused_share']:.0%} of prompt tokens)")
+
+
 def main(argv: list[str] | None = None) -> int:
     from laya_lsp import bootstrap
 
@@ -101,22 +131,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default=None)
     ap.add_argument("--repeats", type=int, default=12)
     ap.add_argument("--parts", default="lsp,engine")
+    ap.add_argument("--baseline", default=None,
+                    help="a checkout of laya-lsp from before a change: the LSP part runs it too, call by call")
     args = ap.parse_args(argv)
     from benchmarks.common import save
 
     parts = set(args.parts.split(","))
     out: dict[str, Any] = {"load_start": os.getloadavg()}
     if "lsp" in parts:
-        out["lsp"] = lsp = asyncio.run(lsp_decisions(args.model, 1 + args.repeats))
-        print(f"LSP, context, {len(APPS)} contexts alternating: process's first {lsp['process_first_ms']:.1f} ms, "
-              f"each context's first {lsp['context_first_ms']}, warm p50 {lsp['warm_p50_ms']:.1f} ms "
-              f"p95 {lsp['warm_p95_ms']:.1f} (server {lsp['warm_server_p50_ms']:.1f}: prefill "
-              f"{lsp['warm_prefill_p50_ms']:.1f}, scoring {lsp['warm_score_p50_ms']:.1f}; reused "
-              f"{lsp['warm_reused_share']:.0%} of prompt tokens)")
+        out["lsp"] = lsp = asyncio.run(lsp_decisions(args.model, 1 + args.repeats, args.baseline))
+        _print_lsp("laya", lsp)
+        if "baseline" in lsp:
+            base = lsp["baseline"]
+            _print_lsp(f"baseline {args.baseline}", base)
+            lsp["warm_p50_ratio_to_baseline"] = round(lsp["warm_p50_ms"] / base["warm_p50_ms"], 3)
+            lsp["first_ratio_to_baseline"] = round(lsp["process_first_ms"] / base["process_first_ms"], 3)
+            print(f"warm p50 laya / baseline: {lsp['warm_p50_ratio_to_baseline']:.2f}x (same run, calls interleaved)")
     if "engine" in parts:
         out.update(engine_decisions(args.model, args.repeats))
     out["load_end"] = os.getloadavg()
-    path = save("decide", out)
+    path = save("decide-vs-baseline" if args.baseline else "decide", out)
     print(f"saved {path}")
     return 0
 

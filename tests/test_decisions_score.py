@@ -98,8 +98,9 @@ def test_a_diverging_prompt_leaves_the_document_cache_as_it_was(lm):
 
 
 def test_every_adapter_scores_continuations_alike(lm):
-    """The compiled step's branches over the cached prompt and the plain adapter's padded batch in cache copies
-    give the same logits for every option token."""
+    """The compiled step's branches over the cached prompt (the prompt's last tokens in the same step) and the
+    plain adapter's padded batch in cache copies give the same logits for the prompt's end and every option
+    token."""
     from laya_lsp.engine.decoding.adapter import PlainModel, StepModel
     from laya_lsp.engine.decoding.decode import CancelToken, prefill_chunked
 
@@ -107,10 +108,14 @@ def test_every_adapter_scores_continuations_alike(lm):
     prompt = enc("def add(a, b):\n    return a")
     inputs = [enc(" + b"), [], enc(" * b - 1 if a else b"), enc("+")]
     doc = DocumentCache(make_prompt_cache(lm.model))
-    prefill_chunked(lm.model, doc, prompt, 8, CancelToken())
-    step = StepModel(lm.model).continuations(doc, inputs)
-    plain = PlainModel(lm.model).continuations(doc, inputs)
+    prefill_chunked(lm.model, doc, prompt[:-3], 8, CancelToken())
+    tail = prompt[len(doc.ids):]
+    step_last, step = StepModel(lm.model).continuations(doc, tail, inputs)
     assert doc.ids == prompt and doc.layers[0].offset == len(prompt)
+    doc.trim_to(len(prompt) - len(tail))
+    plain_last, plain = PlainModel(lm.model).continuations(doc, tail, inputs)
+    assert doc.ids == prompt and doc.layers[0].offset == len(prompt), "the tail stays in the cache, nothing else"
+    assert step_last is not None and plain_last is not None and mx.allclose(step_last, plain_last, atol=1e-3).item()
     for x, a, b in zip(inputs, step, plain):
         if x:
             assert a.shape == b.shape == (len(x), a.shape[-1])

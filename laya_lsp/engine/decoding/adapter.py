@@ -117,9 +117,11 @@ class DecodeModel(Protocol):
     def close(self, branches: Branches) -> None:
         """End the branches; the document's cache covers its prompt only again."""
 
-    def continuations(self, doc: DocumentCache, inputs: list[list[int]]) -> list[mx.array]:
-        """Logits after each token of each continuation of the document's prompt, shape (len(inputs[i]), vocab),
-        all in one pass (decisions score their options so); nothing stays in the cache."""
+    def continuations(self, doc: DocumentCache, tail: list[int],
+                      inputs: list[list[int]]) -> tuple[mx.array | None, list[mx.array]]:
+        """The document's cache extended by `tail` (the prompt's last tokens), and the logits after it (vocab,;
+        None for no tail) and after each token of each continuation of it, shape (len(inputs[i]), vocab): all in
+        one pass (decisions score their options so). Only `tail` stays in the cache."""
 
 
 def backbone(model: Any) -> Any | None:
@@ -253,16 +255,34 @@ class StepModel(_ChunkedPrefill):
     def close(self, branches: Branches) -> None:
         """Nothing to undo: the branches' tokens lie past the prompt, where the next prompt overwrites them."""
 
-    def continuations(self, doc: DocumentCache, inputs: list[list[int]]) -> list[mx.array]:
-        """Each continuation is a branch whose tokens are all fed in one step (as a draft is), attending the
-        document's prompt in place; rows are padded as branch steps are, so decisions reuse a few traces."""
-        counts = [len(x) for x in inputs]
-        if not any(counts):
-            return [mx.zeros((0, 0)) for _ in inputs]
-        state = self.open(doc, len(inputs), max(counts))
-        logits = self.step.run([self._branch(BranchStep(state, mx.array([t for x in inputs for t in x]), counts))])[0]
-        bounds = [sum(counts[:i]) for i in range(len(counts) + 1)]
-        return [logits[lo:hi] for lo, hi in pairwise(bounds)]
+    def continuations(self, doc: DocumentCache, tail: list[int],
+                      inputs: list[list[int]]) -> tuple[mx.array | None, list[mx.array]]:
+        """One step: the tail's rows at the next columns (causal, as an Extend's), then each continuation as a
+        branch after it whose tokens are all fed at once (as a draft is), interleaved at the columns `_branch`
+        gives branches, attending the prompt in place; rows are padded as branch steps are, so decisions reuse a
+        few traces."""
+        n, k, start = len(tail), len(inputs), doc.layers[0].offset
+        end, width = start + n, max((len(x) for x in inputs), default=0)
+        cols = list(range(start, end))
+        positions, ends, phases = list(cols), [c + 1 for c in cols], [-1] * n
+        for i, x in enumerate(inputs):
+            cols += [end + j * k + i for j in range(len(x))]
+            positions += range(end, end + len(x))
+            ends += [end] * len(x)
+            phases += [i] * len(x)
+        real = len(cols)
+        pad = padded_rows(real) - real
+        scratch = end + k * width
+        self.step.reserve(doc.layers, scratch + 1)
+        tokens = mx.array(tail + [t for x in inputs for t in x] + [0] * pad, dtype=mx.int32)
+        group = RowGroup(doc.layers, tokens, cols + [scratch] * pad, positions + [0] * pad, ends + [1] * pad,
+                         phases + [-1] * pad, end, max(k, 1), list(range(real + pad)))
+        logits = self.step.run([group])[0]
+        for c in doc.layers:
+            c.offset = end
+        doc.ids.extend(tail)
+        bounds = [n + sum(len(x) for x in inputs[:i]) for i in range(k + 1)]
+        return logits[n - 1] if n else None, [logits[lo:hi] for lo, hi in pairwise(bounds)]
 
 
 class PlainModel(_ChunkedPrefill):
@@ -313,15 +333,18 @@ class PlainModel(_ChunkedPrefill):
             trim_prompt_cache(doc.layers, doc.layers[0].size() - len(doc.ids))
 
 
-    def continuations(self, doc: DocumentCache, inputs: list[list[int]]) -> list[mx.array]:
-        """All continuations as one right-padded batch in copies of the cache: a real token never attends the
-        padding after it (attention is causal), so no mask is needed."""
+    def continuations(self, doc: DocumentCache, tail: list[int],
+                      inputs: list[list[int]]) -> tuple[mx.array | None, list[mx.array]]:
+        """The tail through mlx-lm's call, then all continuations as one right-padded batch in copies of the
+        cache: a real token never attends the padding after it (attention is causal), so no mask is needed."""
+        last = self.model(mx.array(tail)[None], cache=doc.layers)[0, -1, :] if tail else None
+        doc.ids.extend(tail)
         width = max((len(x) for x in inputs), default=0)
         if width == 0:
-            return [mx.zeros((0, 0)) for _ in inputs]
+            return last, [mx.zeros((0, 0)) for _ in inputs]
         batch = mx.array([x + [0] * (width - len(x)) for x in inputs])
         logits = self.model(batch, cache=repeat_cache(doc, len(inputs)))
-        return [logits[i, : len(x)] for i, x in enumerate(inputs)]
+        return last, [logits[i, : len(x)] for i, x in enumerate(inputs)]
 
 
 def repeat_cache(doc: DocumentCache, k: int) -> list[KVCache]:

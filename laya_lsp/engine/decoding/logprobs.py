@@ -20,3 +20,17 @@ def log_softmax(logits: mx.array) -> mx.array:
         norm = np.log(np.exp(x - np.where(np.isfinite(top), top, 0)).sum(axis=-1, keepdims=True))
         norm += np.where(np.isfinite(top), top, 0)
     return logits - mx.array(norm).astype(logits.dtype)
+
+
+def token_logprobs(logits: mx.array, tokens: list[int]) -> list[float]:
+    """Row i's log-probability of `tokens[i]` (logits (rows, vocab)), in one evaluation: on a CPU the rows are
+    read once into numpy (see `log_softmax`), elsewhere MLX gathers and normalises on the device."""
+    if mx.default_device() != mx.cpu:
+        picked = mx.take_along_axis(logits, mx.array(tokens)[:, None], axis=-1)[:, 0]
+        out: list[float] = (picked - mx.logsumexp(logits, axis=-1)).tolist()  # type: ignore[assignment]
+        return out
+    x = np.array(logits.astype(mx.float32), copy=False)
+    top = x.max(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        norm = np.log(np.exp(x - top[:, None]).sum(axis=-1)) + top
+    return list((x[np.arange(len(tokens)), tokens] - norm).tolist())

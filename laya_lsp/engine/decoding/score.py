@@ -4,10 +4,11 @@ Both run on the inference worker only (like everything that touches MLX) and kno
 
 `score_options` prefills the shared prompt once (in a document's cache when the context is a document, so
 completions and decisions share the work; else from the longest prefix of it a kept context holds, and the
-prompt is kept for the next call, caches/prompt_caches.py `ContextCache`) and scores every option in ONE
-forward pass: with the compiled step's models each option is a branch attending the cached prompt in place
-(no copy of it), otherwise the options are a right-padded batch in copies of the cache (adapter.py,
-`continuations`).
+prompt is kept for the next call, caches/prompt_caches.py `ContextCache`) but its last few tokens, and computes
+those with every option in ONE forward pass: with the compiled step's models the prompt's tail is an Extend's rows
+and each option a branch after it attending the cached prompt in place (no copy of it), otherwise the tail goes
+through mlx-lm's call and the options are a right-padded batch in copies of the cache (adapter.py,
+`continuations`). One evaluation reads every option token's log-probability.
 """
 
 from __future__ import annotations
@@ -21,9 +22,17 @@ from mlx_lm.models.cache import KVCache, make_prompt_cache
 
 from ..caches.prompt_caches import ContextCache, DocumentCache
 from ..loading.model import LoadedModel
-from .adapter import decode_model
-from .decode import CancelToken, DecodeSettings, LogitsProcessor, decode_branches, prefill_chunked
-from .logprobs import log_softmax
+from .adapter import DecodeModel, decode_model
+from .decode import (
+    CancelToken,
+    DecodeSettings,
+    LogitsProcessor,
+    decode_branches,
+    prefill_chunked,
+    prefill_steps,
+    run_alone,
+)
+from .logprobs import token_logprobs
 from .stop import Verdict
 
 # Options per forward pass; larger sets are scored in several passes of this size (rows of one step, or one KV
@@ -95,42 +104,46 @@ def score_options(
     """Sum of token log-probabilities of each option as the continuation of `prompt_ids`.
 
     With `doc`, what that document's cache shares with the prompt is reused (see `borrow`); without, what
-    `contexts` keeps of it (and the prompt is kept there afterwards), else a scratch cache. The options are
-    scored in a batched pass, never appended to any cache.
+    `contexts` keeps of it (and the prompt is kept there afterwards), else a scratch cache. The prompt's last
+    token (or last few, the rest of what the cache lacks) and every option are ONE forward pass: a decision asked
+    again runs that pass and nothing else. Options are never appended to any cache.
     """
     if not prompt_ids:
         raise ValueError("score_options needs a non-empty prompt")
     cancel = cancel or CancelToken()
     cache = borrow(lm, doc, prompt_ids, contexts)
-    pre = prefill_chunked(lm.model, cache, prompt_ids, chunk, cancel)
     t0 = time.perf_counter()
-    first = log_softmax(pre.logits)
+    dm = decode_model(lm.model)
+    reused, tail = run_alone(dm, prefill_steps(dm, cache, prompt_ids, chunk, cancel))
+    t1 = time.perf_counter()
     scores: list[OptionScore] = []
+    last: mx.array | None = None
     for lo in range(0, len(options_ids), MAX_BATCH):
         cancel.check()
-        scores += _score_batch(lm, cache, first, options_ids[lo : lo + MAX_BATCH])
+        batch, last = _score_batch(dm, cache, tail, options_ids[lo : lo + MAX_BATCH], last)
+        scores += batch
+        tail = []  # the first batch's step left it in the cache
     if doc is None and contexts is not None:
         contexts.keep(cache)
-    return ScoreResult(scores, len(prompt_ids), pre.reused, pre.ms, (time.perf_counter() - t0) * 1000)
+    return ScoreResult(scores, len(prompt_ids), reused, (t1 - t0) * 1000, (time.perf_counter() - t1) * 1000)
 
 
-def _score_batch(lm: LoadedModel, doc: DocumentCache, first: mx.array, options: list[list[int]]) -> list[OptionScore]:
-    """One forward pass over all options of the batch (their first tokens are scored by the prompt's logits):
-    input j of an option predicts its token j+1 (`DecodeModel.continuations`)."""
-    picked: list[float] = first[mx.array([o[0] if o else 0 for o in options])].tolist()  # type: ignore[assignment]
-    first_lp = [lp if o else 0.0 for lp, o in zip(picked, options)]
-    if max((len(o) for o in options), default=0) <= 1:
-        return [OptionScore(lp, len(o)) for lp, o in zip(first_lp, options)]
-    rows = decode_model(lm.model).continuations(doc, [o[:-1] for o in options])
-    sums = []
-    for o, logits in zip(options, rows):
-        if len(o) <= 1:
-            sums.append(mx.array(0.0))
-            continue
-        lp = log_softmax(logits)
-        sums.append(mx.take_along_axis(lp, mx.array(o[1:])[:, None], axis=-1).sum())
-    totals: list[float] = mx.stack(sums).tolist()  # type: ignore[assignment]
-    return [OptionScore(f + s, len(o)) for f, s, o in zip(first_lp, totals, options)]
+def _score_batch(dm: DecodeModel, doc: DocumentCache, tail: list[int], options: list[list[int]],
+                 last: mx.array | None) -> tuple[list[OptionScore], mx.array]:
+    """One forward pass: the prompt's `tail` and all options of the batch after it, whose first tokens the
+    prompt's last logits score (the tail's, or `last` from an earlier batch); input j of an option predicts its
+    token j + 1 (`DecodeModel.continuations`). One evaluation reads every option token's log-probability."""
+    after, rows = dm.continuations(doc, tail, [o[:-1] for o in options])
+    last = after if after is not None else last
+    assert last is not None, "the first batch carries the prompt's tail"
+    scored = [mx.concatenate([last[None], r[: len(o) - 1]]) if len(o) > 1 else last[None]
+              for r, o in zip(rows, options) if o]
+    picked = token_logprobs(mx.concatenate(scored), [t for o in options for t in o]) if scored else []
+    out, at = [], 0
+    for o in options:
+        out.append(OptionScore(sum(picked[at : at + len(o)]), len(o)))
+        at += len(o)
+    return out, last
 
 
 # -- constrained decoding ----------------------------------------------------------------------------------
