@@ -19,10 +19,10 @@ log-probabilities) and per token whether the text up to it is right as far as it
 models of that label on the fit rows (the least token probability so far alone, the threshold baseline; more
 features without the language; the same with the language, its coefficients shrunk towards none), picks for each
 the threshold that saves the most characters on the threshold rows where the precision counted there is at least
---precision, and writes the simplest one within 2 % of the most characters saved there. The entry is keyed by the model's name and its weights'
-fingerprint: the server finds it by the weights, so a retrained model under the same name is not cut by an old
-fit, and an embedded default fitted here keeps `minConfidence`'s documented default in step (config.py, README,
-the VS Code settings).
+--precision, and writes the simplest one within 2 % of the most characters saved there. The entry is keyed by
+the model's name and its weights' fingerprint: the server finds it by the weights, so a retrained model under the
+same name is not cut by an old fit; written as "default" (`--name default`) it also sets `minConfidence`'s
+documented default (config.py, README, the VS Code settings).
 """
 
 from __future__ import annotations
