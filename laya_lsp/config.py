@@ -85,7 +85,7 @@ class Settings:
     # Show a suggestion only as far as the calibrated probability that it is right as far as it goes stays at
     # least this (orchestrator/confidence.py): ghost text shows nothing less sure, the list ranks it last.
     # 0 shows everything; the default is the calibration's threshold (confidence.json; a test keeps them equal).
-    min_confidence: float = 0.55
+    min_confidence: float = 0.425
     decision_tokens: int = DEFAULT_DECISION_TOKENS
     decision_threshold: float = DEFAULT_THRESHOLD
     fallback: FallbackSettings = field(default_factory=FallbackSettings)

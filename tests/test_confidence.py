@@ -5,7 +5,9 @@ is cut, what each kind of request shows. The server-driven tests are in test_con
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+import laya_lsp
 from laya_lsp.config import Settings
 from laya_lsp.engine import Candidate, Status, Timings
 from laya_lsp.engine.loading.tokenizer import token_ends
@@ -109,3 +111,15 @@ def test_default_min_confidence_is_the_calibrations() -> None:
     default = calibration_for("default")
     assert default is not None and Settings().min_confidence == default.threshold
     assert calibration_for("a-model-never-calibrated") is None  # its suggestions are neither cut nor withheld
+
+
+def test_a_calibration_follows_the_weights_it_was_fitted_for_not_the_name(tmp_path: Path) -> None:
+    """confidence.json keys each fit by the model's name and its weights' fingerprint: the embedded weights find
+    theirs under any name; a model retrained under the same name is not cut by the old fit (until refitted)."""
+    embedded = Path(laya_lsp.__file__).parent / "models" / "default"
+    assert calibration_for("renamed-copy", str(embedded)) == calibration_for("default", str(embedded))
+    assert calibration_for("default", str(embedded)) is not None
+    retrained = tmp_path / "default"
+    retrained.mkdir()
+    (retrained / "model.safetensors").write_bytes(b"other weights")
+    assert calibration_for("default", str(retrained)) is None

@@ -6,7 +6,7 @@ of benchmarks/data/heldout-files/): `fit` (the logistic models are fitted on it)
 `benchmarks/quality.py --files-half evaluation` reports; nothing here is chosen on it). HumanEval and
 ../shared/evals are never used.
 
-  python training/confidence_fit.py refit [--model DIR] --write   # the one command for a new model:
+  python training/confidence_fit.py refit [--model DIR] [--name default] --write   # the one command per model:
         # collect fit + threshold for the model, fit, choose, write its entry (name + weights fingerprint)
   python training/confidence_fit.py collect --part fit|threshold|evaluation [--model DIR] [--files 9 --per-file 8]
   python training/confidence_fit.py fit [--model DIR] [--write]   # compare models, pick the threshold, write
@@ -19,10 +19,10 @@ log-probabilities) and per token whether the text up to it is right as far as it
 models of that label on the fit rows (the least token probability so far alone, the threshold baseline; more
 features without the language; the same with the language, its coefficients shrunk towards none), picks for each
 the threshold that saves the most characters on the threshold rows where the precision counted there is at least
---precision, and writes the one saving the most there. The entry is keyed by the model's name and its weights'
-fingerprint: the server finds it by the weights, so a retrained model under the same name is not cut by an old
-fit, and an embedded default fitted here keeps `minConfidence`'s documented default in step (config.py, README,
-the VS Code settings).
+--precision, and writes the simplest one within 2 % of the most characters saved there. The entry is keyed by
+the model's name and its weights' fingerprint: the server finds it by the weights, so a retrained model under the
+same name is not cut by an old fit; written as "default" (`--name default`) it also sets `minConfidence`'s
+documented default (config.py, README, the VS Code settings).
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def best_threshold(records: list[dict[str, Any]], cal: Calibration, precision: f
     there is at least `precision`; (1.0, {}) when none reaches it."""
     truths = [r["truth"] for r in records]
     best: tuple[float, dict[str, Any]] = (1.0, {})
-    for t in np.round(np.arange(0.3, 0.96, 0.025), 3):
+    for t in np.round(np.arange(0.1, 0.96, 0.025), 3):
         m = person_measures(shown_texts(records, cal, float(t)), truths)
         if m["precision"] >= precision and m["chars_saved"] > best[1].get("chars_saved", -1):
             best = (float(t), m)
@@ -212,8 +212,11 @@ def fit(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit(f"no fit or threshold data in {where}: run `collect` (or `refit`) first")
     report = {name: fit_one(name, fit_rows, threshold_rows, args.precision) for name in MODELS}
     print(json.dumps(report, indent=1))
-    chosen = max(report, key=lambda n: report[n]["threshold_part"].get("chars_saved", -1.0))
-    print(f"chosen: {chosen} (most characters saved on the threshold part at precision >= {args.precision}); "
+    best = max(m["threshold_part"].get("chars_saved", -1.0) for m in report.values())
+    # the simplest model (MODELS' order) within 2 % of the most characters saved: more coefficients must earn it
+    chosen = next(n for n in MODELS if report[n]["threshold_part"].get("chars_saved", -1.0) >= 0.98 * best)
+    print(f"chosen: {chosen} (the simplest within 2 % of the most characters saved on the threshold part at "
+          f"precision >= {args.precision}); "
           f"{len(fit_rows)} fit tasks, {len(threshold_rows)} threshold tasks")
     if args.write:
         write(args, chosen, report[chosen], len(fit_rows), len(threshold_rows))
@@ -222,8 +225,10 @@ def fit(args: argparse.Namespace) -> dict[str, Any]:
 
 def write(args: argparse.Namespace, chosen: str, r: dict[str, Any], n_fit: int, n_threshold: int) -> None:
     """The model's entry in confidence.json (an older entry for the same weights or name replaced); for the
-    embedded default, `minConfidence`'s documented default set to the new threshold."""
-    path, name, weights = model_key(args.model)
+    name "default" (the embedded model, or the export about to replace it: `--name default`), `minConfidence`'s
+    documented default set to the new threshold."""
+    _path, name, weights = model_key(args.model)
+    name = args.name or name
     stored = json.loads(CALIBRATION_FILE.read_text())
     stored["models"] = {k: v for k, v in stored["models"].items() if k != name and v.get("weights") != weights}
     stored["models"][name] = {
@@ -233,7 +238,7 @@ def write(args: argparse.Namespace, chosen: str, r: dict[str, Any], n_fit: int, 
         f"{args.precision}", "threshold_part": r["threshold_part"]}
     CALIBRATION_FILE.write_text(json.dumps(stored, indent=1) + "\n")
     print(f"wrote {name} ({weights}) to {CALIBRATION_FILE}")
-    if Path(path) == EMBEDDED.resolve():
+    if name == EMBEDDED.name:  # the embedded default's (or the model about to become it)
         sync_default(r["threshold"])
 
 
@@ -295,6 +300,8 @@ def main() -> None:
         if cmd in ("refit", "fit"):
             c.add_argument("--precision", type=float, default=0.65, help="the least precision the threshold keeps")
             c.add_argument("--write", action="store_true")
+            c.add_argument("--name", help="write the fit under this model name (default: the model's own; 'default': "
+                                          "the model that is or is about to be the embedded one)")
         if cmd == "table":
             c.add_argument("--threshold", type=float)
     args = p.parse_args()
