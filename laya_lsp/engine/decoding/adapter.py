@@ -23,6 +23,7 @@ import mlx.core as mx
 from mlx_lm.models.cache import KVCache, can_trim_prompt_cache, trim_prompt_cache
 
 from ..caches.prompt_caches import DocumentCache
+from .cpu_math import prefill_body
 from .step import CompiledStep, RowGroup, supports
 
 # Architectures whose Model.__call__ is `head(self.model(inputs, cache))`: for tokens whose logits are not
@@ -140,13 +141,16 @@ class _ChunkedPrefill:
 
     def prefill_chunk(self, doc: DocumentCache, tokens: list[int]) -> None:
         body = backbone(self.model)
-        out = (body or self.model)(mx.array(tokens)[None], cache=doc.layers)
-        mx.eval(out, [c.state for c in doc.layers])
+        (body or self.model)(mx.array(tokens)[None], cache=doc.layers)
+        # Only the caches are evaluated: nothing reads the output, so the last layer's attention and MLP (a third of
+        # a 3-layer model's prefill) are never computed.
+        mx.eval([c.state for c in doc.layers])
         doc.ids.extend(tokens)
 
 
 class StepModel(_ChunkedPrefill):
-    """Llama-family models through the compiled step: all work of a call in one step (see step.py).
+    """Llama-family models through the compiled step: all work of a call in one step (see step.py). On a CPU,
+    prompt chunks go through `cpu_math.prefill_body` (mlx-lm's body, without MLX's slow exp).
 
     With fixed shapes (`fix_shapes`, the GPU default) prompt chunks go through the step too, padded to a power of
     two rows like a prompt's tail, instead of through mlx-lm's call, whose every new length and cache size is a
@@ -187,6 +191,10 @@ class StepModel(_ChunkedPrefill):
         self.step.reserve(doc.layers, columns + self.max_tail_rows)  # (an Extend's padding rows)
 
     def prefill_chunk(self, doc: DocumentCache, tokens: list[int]) -> None:
+        if not self.chunk_rows and self.step.cpu_math:
+            prefill_body(self.model.model, tokens, doc.layers)  # mlx-lm's body without MLX's CPU exp
+            doc.ids.extend(tokens)
+            return None
         if not self.chunk_rows:
             return super().prefill_chunk(doc, tokens)
         for lo in range(0, len(tokens), self.chunk_rows):

@@ -21,6 +21,8 @@ from typing import Any
 import mlx.core as mx
 from mlx_lm.models.cache import KVCache
 
+from .cpu_math import attention, gated_mlp, has_gated_mlp
+
 # mlx-lm architectures whose decoder block this step reproduces exactly: x + attn(norm(x)), then h + mlp(norm(h)),
 # with q/k/v/o projections, rotary embeddings and a gated MLP (llama.py and qwen2.py read the same top to bottom).
 KNOWN_ARCHITECTURES = frozenset({"mlx_lm.models.llama", "mlx_lm.models.qwen2"})
@@ -96,6 +98,8 @@ class CompiledStep:
         self.scale = attn.scale
         self.dtype = self.inner.norm.weight.dtype
         self.compiled = compiled
+        # MLX's CPU exp is elementwise-slow: there the softmax and the SiLU are built from cheap ops (cpu_math.py)
+        self.cpu_math = mx.default_device() == mx.cpu and has_gated_mlp(self.inner.layers[0])
         self._fns: dict[tuple[tuple[int, ...], int], Callable[..., Any]] = {}
         self.capacity = 0  # columns every cache is allocated with (0: grow by blocks as needed)
         self.frozen = False
@@ -208,10 +212,15 @@ class CompiledStep:
                 new_keys[g].append(keys)
                 new_values[g].append(values)
                 qg = q[lo:hi].transpose(2, 1, 0, 3)  # (1, heads, rows, head_dim)
-                outs.append(mx.fast.scaled_dot_product_attention(qg, keys, values, scale=self.scale, mask=attend[g]))
+                if self.cpu_math:
+                    outs.append(attention(qg, keys, values, self.scale, attend[g]))
+                else:
+                    outs.append(mx.fast.scaled_dot_product_attention(qg, keys, values, scale=self.scale,
+                                                                     mask=attend[g]))
             o = outs[0] if len(outs) == 1 else mx.concatenate(outs, axis=2)
             h = h + attn.o_proj(o.transpose(0, 2, 1, 3).reshape(1, rows, heads * head_dim))
-            h = h + layer.mlp(layer.post_attention_layernorm(h))
+            x = layer.post_attention_layernorm(h)
+            h = h + (gated_mlp(layer.mlp, x) if self.cpu_math else layer.mlp(x))
         out = self.inner.norm(h[0][keep])
         if hasattr(self.model, "lm_head"):
             logits = self.model.lm_head(out)
