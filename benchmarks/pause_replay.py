@@ -2,6 +2,7 @@
 side by side with the llama.cpp peer on the same prompts.
 
     python -m benchmarks.pause_replay [--file F] [--chars 40] [--rest-s 1] [--interval-ms 100] [--no-peer]
+                                      [--baseline DIR]
 
 A person opens a file no one here wrote (a held-out file), rests `--rest-s` seconds with the cursor in the middle of
 it, then types a line there at `--interval-ms` pace; every keystroke asks for ghost text and waits for it (a pause
@@ -10,7 +11,9 @@ before the file opens, so the first pause measures the file's cache, not the ser
 client sends `laya/focus` at the cursor when it opens the file (as the VS Code extension and the Neovim config
 do), and it does not (Helix, Sublime, a bare client). The llama.cpp peer (benchmarks/peers/llamacpp.py, one KV
 slot per buffer with prefix reuse, one greedy candidate stopping at the line's end) answers the prompts laya
-builds for the same keystrokes, warmed at the typing position first. Saves benchmarks/results/<date>-pauses.json.
+builds for the same keystrokes, warmed at the typing position first. `--baseline DIR` (a checkout from before a
+change) runs each replay on that code too, right after laya's (`<date>-pauses-vs-baseline.json`). Saves
+benchmarks/results/<date>-pauses.json.
 """
 
 from __future__ import annotations
@@ -57,11 +60,18 @@ def percentiles(ms: list[float]) -> dict[str, float]:
             "max_ms": round(s[-1], 2)}
 
 
+def baseline_command(baseline: str, model: str | None) -> list[str]:
+    """The server of a checkout of laya-lsp from before a change (its package first on the path)."""
+    start = f"import runpy, sys; sys.path.insert(0, {baseline!r}); runpy.run_module('laya_lsp', run_name='__main__')"
+    return [sys.executable, "-c", start] + server_command(model)[3:]
+
+
 async def pause_run(path: Path, chars: int, focus: bool, settings: dict[str, Any], rest_s: float = 1.0,
-                    interval_ms: float = 100.0, line: str | None = None, model: str | None = None) -> dict[str, Any]:
+                    interval_ms: float = 100.0, line: str | None = None, model: str | None = None,
+                    command: list[str] | None = None) -> dict[str, Any]:
     """One replay (see the module's docstring); returns every pause's latency, answer and server record."""
     buf = buffer_at(path, chars, line)
-    rc = ReplayClient(server_command(model), settings)
+    rc = ReplayClient(command or server_command(model), settings)
     await rc.start()
     try:
         other = Buffer("file:///tmp/laya-pause-first.py", "python", "import os\n\nprint(os.", 19, "")
@@ -123,16 +133,19 @@ def llamacpp_pauses(path: Path, chars: int, line: str | None, model: str | None,
 
 def pause_section(path: Path = HELDOUT, line: str | None = LINE, chars: int = 60, rest_s: float = 1.0,
                   interval_ms: float = 100.0, settings: dict[str, Any] | None = None, model: str | None = None,
-                  peer: bool = True, log: Any = print) -> dict[str, Any]:
-    """With and without focus, and the peer, in one run; for `make bench` (run_all's `pauses` section)."""
+                  peer: bool = True, log: Any = print, baseline: str | None = None) -> dict[str, Any]:
+    """With and without focus, and the peer, in one run; for `make bench` (run_all's `pauses` section). With
+    `baseline` (a checkout from before a change), each replay also runs on that code right after laya's."""
     out: dict[str, Any] = {"file": str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
                            "rest_s": rest_s, "interval_ms": interval_ms}
+    servers = [("laya", None)] + ([("baseline", baseline_command(baseline, model))] if baseline else [])
     for focus in (True, False):
-        r = asyncio.run(pause_run(path, chars, focus, settings or {}, rest_s, interval_ms, line, model))
-        out["focus" if focus else "no_focus"] = r
-        log(f"laya {'focus   ' if focus else 'no focus'}: first pause {r['first_pause_ms']:.1f} ms, pauses "
-            f"p50 {r['pauses']['p50_ms']:.1f} p95 {r['pauses']['p95_ms']:.1f} max {r['pauses']['max_ms']:.1f} ms "
-            f"(n={r['pauses']['n']}, line {r['line']})")
+        for name, command in servers:
+            r = asyncio.run(pause_run(path, chars, focus, settings or {}, rest_s, interval_ms, line, model, command))
+            out[("focus" if focus else "no_focus") + ("" if command is None else "_baseline")] = r
+            log(f"{name} {'focus   ' if focus else 'no focus'}: first pause {r['first_pause_ms']:.1f} ms, pauses "
+                f"p50 {r['pauses']['p50_ms']:.1f} p95 {r['pauses']['p95_ms']:.1f} max {r['pauses']['max_ms']:.1f} "
+                f"ms (n={r['pauses']['n']}, line {r['line']})")
     if peer:
         out["llamacpp"] = llamacpp_pauses(path, chars, line, model)
         res = out["llamacpp"]["f32"]
@@ -168,14 +181,15 @@ def main() -> int:
     p.add_argument("--settings", default="{}")
     p.add_argument("--model")
     p.add_argument("--no-peer", action="store_true")
+    p.add_argument("--baseline", help="a checkout of laya-lsp from before a change: each replay runs on it too")
     args = p.parse_args()
     import os
 
     load0 = [round(x, 2) for x in os.getloadavg()]
     res = pause_section(args.file, args.line or None, args.chars, args.rest_s, args.interval_ms,
-                        json.loads(args.settings), args.model, not args.no_peer)
+                        json.loads(args.settings), args.model, not args.no_peer, baseline=args.baseline)
     res["load"] = {"before": load0, "after": [round(x, 2) for x in os.getloadavg()]}
-    print("saved", save("pauses", res))
+    print("saved", save("pauses-vs-baseline" if args.baseline else "pauses", res))
     return 0
 
 
