@@ -56,9 +56,10 @@ def serving_engine(model: str | None) -> Iterator[str]:
         proc.wait(timeout=30)
 
 
-def settings(url: str, fim: str, completions: str) -> dict[str, Any]:
+def settings(url: str, fim: str, completions: str, context_chars: int = 10000) -> dict[str, Any]:
     """The laya settings for a run with the hand-off (a deadline long enough that every hand-off ends)."""
-    return {"fallback": {"url": url, "fim": fim, "completions": completions, "deadlineMs": 120000}}
+    return {"fallback": {"url": url, "fim": fim, "completions": completions, "deadlineMs": 120000,
+                         "contextChars": context_chars}}
 
 
 async def _record(client: ReplayClient, uri: str, kinds: tuple[str, ...], after: int) -> dict[str, Any] | None:

@@ -211,7 +211,8 @@ async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespa
     multi = name in MULTI_LINE_SETS
     settings = {"postprocess": postprocess, "candidates": args.candidates, "debounceMs": 0,
                 "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0,
-                **(handoff.settings(args.remote_url, args.remote_fim, args.handoff) if args.handoff else {}),
+                **(handoff.settings(args.remote_url, args.remote_fim, args.handoff, args.remote_context_chars)
+                   if args.handoff else {}),
                 **json.loads(args.settings)}
     command = server_command(args.model)
     if args.server_from:  # another checkout's server (e.g. main before a change), this benchmark's tasks and scoring
@@ -411,6 +412,8 @@ def main() -> int:
                    help="with the hand-off to a local mlx_lm.server (fallback.completions; benchmarks/handoff.py)")
     p.add_argument("--remote-model", help="the model the serving engine serves (default: the embedded model)")
     p.add_argument("--remote-fim", default="qwen/spm", help="fallback.fim for the remote model")
+    p.add_argument("--remote-context-chars", type=int, default=10000,
+                   help="fallback.contextChars (a 1,024-token remote model: ~3000)")
     args = p.parse_args()
     if args.handoff:
         args.no_raw = True

@@ -34,6 +34,9 @@ class FallbackSettings:
     fim: str = "qwen"
     # A completion hand-off not answered within this is dropped; the local answer stands.
     deadline_ms: int = 2000
+    # How much of the document around the cursor a completion hand-off sends (four fifths before the cursor, one
+    # after, at line boundaries): fit it to the server's model's context (a 1,024-token model: ~3,000).
+    context_chars: int = 10000
 
 
 _ENGINE = EngineSettings()  # each default is written once: the engine's and the syntax layer's knobs own theirs
@@ -135,6 +138,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "threshold": (0.0, 1.0),
     "timeout_ms": (1, 600000),
     "deadline_ms": (1, 600000),
+    "context_chars": (200, 1000000),
 }
 
 

@@ -260,6 +260,22 @@ async def test_unsure_answers_are_handed_off(client: LanguageClient, stand_in: S
     )
 
 
+async def test_the_hand_off_sends_at_most_context_chars_of_the_document(client: LanguageClient, stand_in: StandIn):
+    """`fallback.contextChars` bounds what the serving engine is sent (its model's context may be short)."""
+    stand_in.reset("answer")
+    configure(client, stand_in.url, contextChars=600)
+    uri = "file:///long.py"
+    text = "".join(f"value_{i} = {i}\n" for i in range(400)) + DOC
+    open_doc(client, uri, text)
+    before = await last_id(client)
+    await inline(client, uri, text)
+    assert (await handoff_record(client, before))["status"] == "ok"
+    prompt = stand_in.requests[-1]["prompt"]
+    # (the document is ~5,700 characters; the layout adds its own context lines)
+    assert "value_399 = 399" in prompt and "value_100 = 100" not in prompt and len(prompt) < 2000, len(prompt)
+    configure(client, stand_in.url, contextChars=10000)
+
+
 @pytest.mark.parametrize("mode", ["openai", "pieces"])
 async def test_the_engines_answer_is_cut_by_its_own_token_probabilities(client: LanguageClient, stand_in: StandIn,
                                                                          mode: str):

@@ -32,9 +32,6 @@ from .typed_through import TypedThrough
 
 log = logging.getLogger(__name__)
 
-# How much of the document around the cursor the remote sees (a bigger model reads more than the local one).
-PREFIX_CHARS = 8000
-SUFFIX_CHARS = 2000
 
 Context = Callable[[str, SyntaxDocument, int], list[tuple[str, str]]]
 
@@ -61,17 +58,20 @@ class RemotePrompt:
         return said[len(self.blanks):] if said.startswith(self.blanks) else said.lstrip(" \t")
 
 
-def remote_prompt(fim: str, text: str, offset: int, context: list[tuple[str, str]], path: str) -> RemotePrompt:
+def remote_prompt(fim: str, text: str, offset: int, context: list[tuple[str, str]], path: str,
+                  chars: int = 10000) -> RemotePrompt:
     """The hand-off's prompt for a completion at `offset` of `text`, in the prompt format `fim` (a FIM format's
-    name, "prefix" or "suffix"), laid out by the engine's own layout code."""
+    name, "prefix" or "suffix"), laid out by the engine's own layout code; at most `chars` of the document
+    (`fallback.contextChars`: four fifths before the cursor, the rest after)."""
     prefix, suffix = text[:offset], text[offset:]
     blanks = trailing_blanks(prefix)
     prefix = prefix[: len(prefix) - len(blanks)]
-    if len(prefix) > PREFIX_CHARS:  # start at a line start, so the model sees whole lines
-        cut = prefix[-PREFIX_CHARS:]
+    before, after = chars * 4 // 5, chars - chars * 4 // 5
+    if len(prefix) > before:  # start at a line start, so the model sees whole lines
+        cut = prefix[-before:]
         prefix = cut[cut.find("\n") + 1:] if "\n" in cut else cut
-    if len(suffix) > SUFFIX_CHARS:
-        cut = suffix[:SUFFIX_CHARS]
+    if len(suffix) > after:
+        cut = suffix[:after]
         suffix = cut[: cut.rfind("\n") + 1] if "\n" in cut else cut
     if fim == "suffix":
         return RemotePrompt(prefix, suffix, [], blanks)
@@ -187,7 +187,7 @@ class HandOff(LatencyStrategy):
         doc = ask.doc.with_text(text)  # the document changes as the user types on: a snapshot of the asked text
         s, started = self.settings(), time.perf_counter()
         asked = remote_prompt(s.fallback.fim, doc.text, ask.offset, self.context(ask.doc_id, doc, ask.offset),
-                              ask.doc_id)
+                              ask.doc_id, s.fallback.context_chars)
         try:
             said = await fallback.complete_async(s.fallback, asked.prompt, min(s.max_tokens, plan.max_tokens),
                                                  asked.stop, asked.suffix, logprobs=True)
