@@ -2,8 +2,8 @@
 more run asks for `widerCandidates` and its survivors are shown; 0 keeps the answer blank. Through the real
 server over stdio with the embedded default model, at a HumanEval cursor (tests/data/humaneval) where the two
 candidates asked while typing both fail: the code below is indented deeper, so the line must open a block. A
-keystroke's request (an automatic trigger) is answered blank at once and its wider run decodes afterwards, in the
-background: asking again at that text gets what it found."""
+keystroke's ghost text (an automatic trigger) is answered blank at once and its wider run decodes afterwards, in
+the background: asking again at that text gets what it found. A completion list waits for it."""
 
 from __future__ import annotations
 
@@ -86,3 +86,18 @@ async def test_a_keystroke_is_answered_at_once_and_its_wider_run_follows(client:
     for text in shown:
         ast.parse(ROW["prompt"] + text + ROW["suffix"])
     assert (await _records(client, uri))[-1]["source"] == "typed-through"
+
+
+async def test_a_list_asked_again_while_typing_still_waits_for_its_wider_run(client: LanguageClient):
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"laya": {"widerCandidates": 8, "typedThrough": True,
+                                                            "firstLineFirst": False}})
+    )
+    uri = "file:///work/list/t.py"
+    open_doc(client, uri, TEXT)
+    got = await client.text_document_completion_async(lsp.CompletionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=position_at(TEXT, CURSOR),
+        context=lsp.CompletionContext(trigger_kind=lsp.CompletionTriggerKind.TriggerForIncompleteCompletions)))
+    items = got.items if isinstance(got, lsp.CompletionList) else (got or [])
+    assert items  # (a list shows unsure suggestions too: the wider run's are worth the wait)
+    assert not [r for r in await _records(client, uri) if r["kind"] == "wider"]

@@ -1,8 +1,10 @@
-"""The wider run after the answer: when every candidate of a keystroke's run fails the syntax checks, the
-keystroke is answered (blank) at once and the wider run (`widerCandidates`, orchestrator/name_analysis.py
+"""The wider run after the answer: when every candidate of a keystroke's ghost-text run fails the syntax checks,
+the keystroke is answered (blank) at once and the wider run (`widerCandidates`, orchestrator/name_analysis.py
 `wider_run`) decodes in the background into the typed-through store, as first line first does for blocks: asking
 again at that text, or typing along what it found, gets its answer with no model run. The next keystroke's run
-cancels it (background work yields to every real request). An explicit invocation still waits for it."""
+cancels it (background work yields to every real request). An explicit invocation, and a completion list (which
+shows unsure suggestions too), still wait for it: only for ghost text was the rule measured to add nothing a
+person sees without asking again (docs/benchmarks.md, "Every first answer, part 4")."""
 
 from __future__ import annotations
 
@@ -32,8 +34,10 @@ class WiderLater(LatencyStrategy):
 
     def takes(self, ask: Ask, answer: Completion, wanted: int) -> bool:
         """Start the wider run of `wanted` candidates for `ask` in the background, if `ask` is a keystroke's
-        whose answer can be served later (True: answer `answer` now, without waiting for it)."""
-        if not (ask.typing and ask.remember and self.settings().typed_through) or answer.plan is None:
+        ghost text whose answer can be served later (True: answer `answer` now, without waiting for it)."""
+        if not (ask.typing and ask.kind == Kind.INLINE and ask.remember and self.settings().typed_through):
+            return False
+        if answer.plan is None:
             return False
         snapshot = ask.doc.with_text(ask.doc.text)  # the document changes as the user types on
         before = self.shown.shown.by_doc.get(ask.doc_id)
