@@ -384,7 +384,7 @@ async def test_closing_a_document_drops_what_every_strategy_held():
     await asyncio.sleep(0)
     held = {type(s).__name__: s.held() for s in flow.strategies}
     assert held == {"HandOff": set(), "TypedThrough": {"main"}, "Speculation": {"main"}, "SharedJob": {"main"},
-                    "FirstLineFirst": set(), "WarmUp": {"main"}}, held
+                    "FirstLineFirst": set(), "WiderLater": set(), "WarmUp": {"main"}}, held
     assert flow.tracked() == 1
     flow.closed("main")
     assert flow.tracked() == 0 and all(not s.held() for s in flow.strategies)

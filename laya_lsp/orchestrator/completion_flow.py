@@ -31,6 +31,7 @@ from .latency import (
     Ticket,
     TypedThrough,
     WarmUp,
+    WiderLater,
     typed_along,
     unsure,
 )
@@ -59,6 +60,7 @@ class CompletionFlow:
         background = Background(engine, records, self.request_for, self._cleaned)
         typed = TypedThrough(settings, records)
         speculation = Speculation(settings, records, background, self.plan)
+        self.wider_later = WiderLater(settings, background, typed, speculation)
         self.warm_up = WarmUp(settings, engine, gate, records, background)
         self._asking: set[Ask] = set()  # requests being answered; closing their document forgets them
         # Documents asked before: a document's first request is not debounced (no burst of keystrokes is under
@@ -72,6 +74,7 @@ class CompletionFlow:
             speculation,
             SharedJob(settings),
             FirstLineFirst(settings, background, typed, speculation),
+            self.wider_later,
             self.warm_up,
         ]
 
@@ -172,8 +175,8 @@ class CompletionFlow:
                 continue  # The user typed past what the running generation predicted: ask the model for this text.
             had = len(answer.result.candidates) if answer.result is not None else 0
             wider = wider_run(answer.suggestions, answer.rejected, had, wider, self.settings())
-            if wider is None:
-                break
+            if wider is None or self.wider_later.takes(attempt, answer, wider):
+                break  # (a keystroke's wider run goes on after its answer)
         if answer is not None and ask.remember and ask in self._asking:
             for strategy in self.strategies:
                 strategy.settled(ask, answer)

@@ -34,6 +34,7 @@ class Source(TextEnum):
     WARM_UP = "warm-up"
     BLOCK = "block"  # the block decoded after its first line was answered (first line first)
     HANDOFF = "handoff"  # a serving engine's answer where the local one was unsure
+    WIDER = "wider"  # a keystroke's wider run, decoded after its blank answer (every candidate was rejected)
     NONE = "none"
 
 
@@ -46,6 +47,7 @@ class Kind(TextEnum):
     WARM_UP = "warm-up"
     BLOCK = "block"
     HANDOFF = "handoff"
+    WIDER = "wider"
     DECIDE = "decide"
     STRUCTURED = "structured"
     ACTION = "action"

@@ -2,7 +2,8 @@
 
 In the order the flow asks them: the hand-off (a serving engine's answer for this very version), typed-through (the
 shown answer), speculation (the answer for the top line accepted), a shared running job, first line first (the block
-after its first line), warm-up (prefill on open and focus). See docs/architecture.md, "Where each latency trick lives".
+after its first line), the wider run after a keystroke's blank answer, warm-up (prefill on open and focus). See
+docs/architecture.md, "Where each latency trick lives".
 """
 
 from .background import Background
@@ -13,6 +14,7 @@ from .shared_job import SharedJob
 from .speculation import Speculation
 from .typed_through import TypedThrough
 from .warm_up import WarmUp
+from .wider_later import WiderLater
 
 __all__ = ["Ask", "Background", "FirstLineFirst", "HandOff", "LatencyStrategy", "SharedJob", "Speculation", "Ticket",
-           "TypedThrough", "WarmUp", "typed_along", "unsure"]
+           "TypedThrough", "WarmUp", "WiderLater", "typed_along", "unsure"]
