@@ -54,6 +54,8 @@ DESCRIPTIONS = {
     "fallback.fim": "Prompt format of the fallback server's model (qwen, starcoder, ...; /spm: suffix first), "
                     "suffix (servers whose /v1/completions take a suffix field) or prefix (no FIM).",
     "fallback.deadline_ms": "Milliseconds a completion's hand-off may take; later, the local answer stands.",
+    "fallback.context_chars": "Characters of the document around the cursor a completion's hand-off sends "
+                              "(fit them to the server model's context).",
 }
 
 # Settings of the extension itself (never sent to the server).
