@@ -5,29 +5,17 @@ block with no model run."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from ...config import Settings
 from ...engine import Job
 from ...syntax import CompletionPlan, SyntaxDocument
 from ..answers import Completion
 from ..records import Kind, Source
-from .background import Background
-from .base import Ask, LatencyStrategy, Ticket
-from .speculation import Speculation
-from .typed_through import TypedThrough
+from .after_answer import AfterAnswer
+from .base import Ask, Ticket
 
 
-class FirstLineFirst(LatencyStrategy):
+class FirstLineFirst(AfterAnswer):
     """Cuts a typing request's run to one line and decodes the block after answering. It keeps nothing per
     document: the block lands in `shown` only while the shown answer is still the first line's."""
-
-    def __init__(self, settings: Callable[[], Settings], background: Background, shown: TypedThrough,
-                 speculation: Speculation) -> None:
-        self.settings = settings
-        self.background = background
-        self.shown = shown
-        self.speculation = speculation
 
     def lines(self, ask: Ask, plan: CompletionPlan) -> int | None:
         s = self.settings()

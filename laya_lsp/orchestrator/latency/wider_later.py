@@ -8,29 +8,17 @@ person sees without asking again (docs/benchmarks.md, "Every first answer, part 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from ...config import Settings
 from ...engine import Job
 from ...syntax import CompletionPlan, SyntaxDocument
 from ..answers import Completion
 from ..records import Kind, Source
-from .background import Background
-from .base import Ask, LatencyStrategy, Remembered
-from .speculation import Speculation
-from .typed_through import TypedThrough
+from .after_answer import AfterAnswer
+from .base import Ask, Remembered
 
 
-class WiderLater(LatencyStrategy):
+class WiderLater(AfterAnswer):
     """Moves a typing request's wider run behind its answer. It keeps nothing per document: the wider answer
     lands in `shown` only while no newer answer has been shown there."""
-
-    def __init__(self, settings: Callable[[], Settings], background: Background, shown: TypedThrough,
-                 speculation: Speculation) -> None:
-        self.settings = settings
-        self.background = background
-        self.shown = shown
-        self.speculation = speculation
 
     def takes(self, ask: Ask, answer: Completion, wanted: int) -> bool:
         """Start the wider run of `wanted` candidates for `ask` in the background, if `ask` is a keystroke's
