@@ -46,7 +46,7 @@ from lsprotocol import types as lsp
 
 from benchmarks import deep_lines, handoff, quality_names
 from benchmarks.common import PARTS, heldout_half, load_result, save
-from benchmarks.shown import person_breakdown
+from benchmarks.shown import cut_causes, person_breakdown
 from laya_lsp.replay import LANGUAGES, Buffer, ReplayClient, server_command
 from laya_lsp.syntax import SyntaxDocument, plan_completion
 from laya_lsp.syntax.context import cursor_context, leading_ws, width
@@ -205,15 +205,16 @@ def baselines(task: dict[str, Any]) -> dict[str, str]:
     return {"empty": "", "copy-previous-line": prev.strip() if task["prefix"].endswith("\n") else prev}
 
 
-async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespace,
-                  postprocess: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Every task through one server: the texts each would insert at the cursor, and the server's records."""
+async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespace, postprocess: bool,
+                  overrides: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every task through one server: the texts each would insert at the cursor (and the top suggestion's
+    confidence, from the request's record), and the server's records."""
     multi = name in MULTI_LINE_SETS
     settings = {"postprocess": postprocess, "candidates": args.candidates, "debounceMs": 0,
                 "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0,
                 **(handoff.settings(args.remote_url, args.remote_fim, args.handoff, args.remote_context_chars)
                    if args.handoff else {}),
-                **json.loads(args.settings)}
+                **json.loads(args.settings), **(overrides or {})}
     command = server_command(args.model)
     if args.server_from:  # another checkout's server (e.g. main before a change), this benchmark's tasks and scoring
         command = ["env", "-C", args.server_from, f"PYTHONPATH={args.server_from}", "PYTHONDONTWRITEBYTECODE=1",
@@ -237,11 +238,16 @@ async def ask_all(tasks: list[dict[str, Any]], name: str, args: argparse.Namespa
         else:
             texts, ms = await client.ask(buf, kind)
             answers.append({"texts": [t[word:] for t in texts], "ms": ms})
+        answers[-1]["uri"] = buf.uri
         client.client.text_document_did_close(_close(buf.uri))
         if (i + 1) % (STATS_EVERY // 4 if args.handoff else STATS_EVERY) == 0 or i + 1 == len(tasks):  # (kept: 256)
             st = await client.stats(recent=STATS_EVERY + 10)
             records.update({r["id"]: r for r in st.get("recent", [])})
     await client.stop()
+    top = {r["doc"]: (r.get("extra") or {}).get("top_confidence")  # each document's first request's
+           for r in sorted(records.values(), key=lambda r: -r["id"]) if r["kind"] in ("inline", "completion")}
+    for answer in answers:
+        answer["confidence"] = top.get(answer.pop("uri"))
     return answers, {"records": list(records.values()), "summary": st.get("summary") or {}}
 
 
@@ -358,11 +364,16 @@ def print_set(name: str, entry: dict[str, Any]) -> None:
             extra += f"  p50 {row['p50_ms']:.1f} ms" if "p50_ms" in row else ""
             print(f"  {label:<28} EM {row['exact_match']:.3f}  ES {row['edit_similarity']:6.2f}{extra}")
     print(f"  rules applied to top candidates: {entry['laya']['rules']}")
-    for label, row in [("laya", entry["laya"]), ("no post-processing", entry.get("laya-raw"))]:
+    for label, row in [("laya", entry["laya"]), ("no post-processing", entry.get("laya-raw")),
+                       ("uncut (minConfidence 0)", entry.get("laya-uncut"))]:
         person = (row or {}).get("person")
         if person:
             print(f"  {label}: shown {person['shown']:.3f}  precision {person['precision']:.3f}  chars saved"
                   f" {person['chars_saved']:.3f}  shown and wrong {person['shown_wrong']:.3f}")
+    for cause, row in (entry.get("cut-causes") or {}).items():
+        if cause != "by_class":
+            print(f"  cut: {cause:<24} {row['n']:>4}  chars lost {row['chars_lost']:>5}"
+                  f"  confidence (median) {row['confidence_median']}")
     versus = entry.get("versus-raw")
     if versus:
         print(f"  {'class':<18} {'n':>4}  empty while raw: not empty  fits  right   right lost"
@@ -387,6 +398,8 @@ def main() -> int:
     p.add_argument("--files", nargs="+", default=FILES, help="glob patterns of the whole files (default: examples/*)")
     p.add_argument("--quick", action="store_true", help="30 tasks per set")
     p.add_argument("--no-raw", action="store_true", help="skip the run without post-processing")
+    p.add_argument("--uncut", action="store_true", help="also run each set with minConfidence 0 (shown whole) and "
+                   "break down what the confidence cut did, cause by cause (benchmarks/shown.py cut_causes)")
     p.add_argument(
         "--raw-from",
         metavar="RESULTS_JSON",
@@ -459,7 +472,16 @@ def run(args: argparse.Namespace) -> int:
         if args.handoff:
             entry["handoff"] = handoff.compare(tasks, answers)
         for row, answer in zip(entry["tasks"], answers):
-            row["post"] = answer["texts"]
+            row["post"], row["confidence"] = answer["texts"], answer["confidence"]
+        if args.uncut:  # the same suggestions shown whole: what the confidence cut did, cause by cause
+            uncut, uncut_server = asyncio.run(ask_all(tasks, name, args, postprocess=True,
+                                                      overrides={"minConfidence": 0}))
+            entry["laya-uncut"] = score(tasks, uncut, multi, uncut_server)[0]
+            cut_top, uncut_top = ([a["texts"][0] if a["texts"] else "" for a in run] for run in (answers, uncut))
+            entry["cut-causes"] = cut_causes(cut_top, uncut_top, [t["middle"] for t in tasks],
+                                             [t["class"] for t in tasks], [a["confidence"] for a in answers])
+            for row, answer in zip(entry["tasks"], uncut):
+                row["uncut"] = answer["texts"]
         raw_answers = None
         if saved is not None:
             raw_answers, entry["laya-raw"] = saved

@@ -5,6 +5,9 @@
 - `person_measures`: over requests, the share shown something, the precision of what is shown (right as far as
   it goes), the characters accepting what is shown saves over all characters to write (wrong suggestions save
   nothing), and the share shown something wrong.
+- `cut_causes`: what the confidence cut did, request by request, against the same suggestions shown whole
+  (`quality.py --uncut`): right answers kept, shortened or withheld, wrong ones cut to a right head, withheld or
+  still shown; how many, the characters each cause lost or gained, the confidence there.
 """
 
 from __future__ import annotations
@@ -56,3 +59,46 @@ def person_breakdown(shown: Sequence[str], truths: Sequence[str], classes: Seque
     return {**person_measures(shown, truths),
             "by_class": {c: person_measures([shown[i] for i in idx], [truths[i] for i in idx])
                          for c, idx in sorted(by.items())}}
+
+
+CAUSES = ("right_kept", "right_shortened", "right_withheld", "right_made_wrong", "wrong_cut_to_right_head",
+          "wrong_withheld", "wrong_still_shown", "nothing_either_way")
+
+
+def cut_cause(cut: str, uncut: str, truth: str) -> str:
+    """What the confidence cut did to one request's top suggestion, `uncut` (shown whole) against `cut`."""
+    right_before, right_after = right_as_far(uncut, truth), right_as_far(cut, truth)
+    if right_before:
+        if not cut.strip():
+            return "right_withheld"
+        if not right_after:
+            return "right_made_wrong"  # the cut changed which suggestion is shown
+        return "right_shortened" if saved_chars(cut, truth) < saved_chars(uncut, truth) else "right_kept"
+    if right_after:
+        return "wrong_cut_to_right_head"
+    if cut.strip():
+        return "wrong_still_shown"
+    return "wrong_withheld" if uncut.strip() else "nothing_either_way"
+
+
+def cut_causes(cut: Sequence[str], uncut: Sequence[str], truths: Sequence[str], classes: Sequence[str],
+               confidence: Sequence[float | None] = ()) -> dict[str, Any]:
+    """Per cause (`cut_cause`), over all requests and per class: how many, the characters saved uncut minus cut
+    (what the cut lost there; negative: gained), and the top suggestion's confidence under the cut (median)."""
+    def one(idx: list[int]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for cause in CAUSES:
+            hit = [i for i in idx if cut_cause(cut[i], uncut[i], truths[i]) == cause]
+            if not hit:
+                continue
+            conf = sorted(c for i in hit if i < len(confidence) and (c := confidence[i]) is not None)
+            out[cause] = {"n": len(hit),
+                          "chars_lost": sum(saved_chars(uncut[i], truths[i]) - saved_chars(cut[i], truths[i])
+                                            for i in hit),
+                          "confidence_median": round(conf[len(conf) // 2], 3) if conf else None}
+        return out
+
+    by: dict[str, list[int]] = defaultdict(list)
+    for i, c in enumerate(classes):
+        by[c].append(i)
+    return {**one(list(range(len(truths)))), "by_class": {c: one(idx) for c, idx in sorted(by.items())}}

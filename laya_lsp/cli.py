@@ -165,9 +165,12 @@ def serve(args: argparse.Namespace) -> int:
     # The model loads on the engine's worker from here on, while the LSP stack imports (~0.4 s).
     loading = bootstrap.begin(settings, bridge=True)
     try:
-        from .lsp import create_server
+        from .code_cache import generated_code_cached
 
-        server = create_server(settings, loading, max_message_bytes=args.max_message_bytes)
+        with generated_code_cached():  # lsprotocol's classes' methods, compiled at an earlier start
+            from .lsp import create_server
+
+            server = create_server(settings, loading, max_message_bytes=args.max_message_bytes)
         if args.tcp:
             server.start_tcp(args.host, args.port)
         else:

@@ -46,6 +46,9 @@ async def test_unsure_ghost_text_is_withheld_and_the_list_still_offers_it(client
     open_doc(client, uri, DOC)
     configure(client, **BASE, minConfidence=0.999)
     assert await ghost(client, uri, DOC) == []
+    # the request's record says how sure the withheld top suggestion was (what benchmarks/quality.py --uncut reads)
+    record = (await stats(client, recent=1))["recent"][-1]
+    assert 0.0 < record["extra"]["top_confidence"] < 0.999, record
     assert await listed(client, uri, DOC)  # the same candidates, ranked, in the list
     configure(client, **BASE, minConfidence=0.0)  # 0 shows everything
     assert await ghost(client, uri, DOC)

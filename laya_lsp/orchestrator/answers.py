@@ -68,7 +68,9 @@ class Cleaned:
 
     def cleaning(self) -> dict[str, object]:
         """What post-processing did, for the request's record."""
-        return {"rejected": self.rejected, "top_rules": self.suggestions[0].rules if self.suggestions else []}
+        top = self.suggestions[0] if self.suggestions else None
+        return {"rejected": self.rejected, "top_rules": top.rules if top else [],
+                "top_confidence": round(top.confidence, 4) if top else None}
 
     def booked(self, stats: RequestStats) -> Completion:
         """The request's answer, with the record it was booked as."""
