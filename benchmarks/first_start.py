@@ -5,10 +5,13 @@ with the kernels cached and the first time ever (a request sent while the kernel
 
 Steps, in this order, each in a fresh process and kernel cache folder `--kernels` (MLX_PTX_CACHE_DIR, emptied
 first; on a CPU there is no kernel cache and "ever" only means a fresh process):
-  server_ever     a server started with the empty kernel cache: process start -> initialize answered -> the
-                  answer to a completion sent at once (it waits for the load and compiles, with a workDoneToken),
-                  whether it was empty, and the $/progress it was shown (begin / reports / end);
-  warm_up_cached  `laya-lsp warm-up --json` on the kernels the server compiled;
+  server_ever     a server (`device` "auto") started with the empty kernel cache: process start -> initialize
+                  answered -> the answer to a completion sent at once (with a workDoneToken), whether it was empty,
+                  the $/progress it was shown (begin / reports / end), the device that answered; a small model
+                  answers from the CPU while the server's own warm-up compiles the GPU's kernels (cpu_bridge.py):
+                  then also when it moved to the GPU and a completion's answer there;
+  server_ever_gpu the same with `device` "gpu": the first request waits for the compile (with $/progress);
+  warm_up_cached  `laya-lsp warm-up --json` on the kernels compiled so far;
   warm_up_ever    the same with an empty kernel cache (compiles everything; fills the cache again);
   server_cached   a fresh server on that filled cache: the same timings (the "kernels cached" first answer).
 Part `first-start` of benchmarks/gpu.py runs it per model on the GPU; on a CPU it checks the plumbing.
@@ -32,18 +35,36 @@ ROOT = Path(__file__).resolve().parent.parent
 TEXT = ("def mean(values):\n    total = 0\n    for v in values:\n        total += v\n    return total / len(values)"
         "\n\n\ndef median(values):\n    ordered = sorted(values)\n    middle = len(ordered) // 2\n    return ")
 URI = "file:///first-start/stats.py"
-STEPS = ["server_ever", "warm_up_cached", "warm_up_ever", "server_cached"]
+STEPS = ["server_ever", "server_cached", "warm_up_cached", "server_ever_gpu", "warm_up_ever"]
 
 
 def _kernels(folder: Path) -> int:
     return len(list(folder.rglob("*"))) if folder.exists() else 0
 
 
-async def server_first_answer(model: str | None, limit: float) -> dict[str, Any]:
-    """A fresh server: times from process start to initialize and to the first completion's answer."""
+async def _until_moved(c: Any, t0: float, limit: float, where: dict[str, Any]) -> dict[str, Any]:
+    """A model answering from the CPU while the GPU compiles: when it moved to the GPU, and a completion there."""
+    device = "cpu"
+    while device == "cpu" and time.perf_counter() - t0 < limit:
+        await asyncio.sleep(0.2)
+        device = ((await c.call("laya/stats", {"recent": 0}))["model"] or {}).get("device", "cpu")
+    moved = time.perf_counter() - t0
+    t = time.perf_counter()
+    resp = await c.request("textDocument/completion", {"textDocument": {"uri": URI}, "position": where},
+                           timeout=limit)
+    return {"moved_to": device, "moved_s": round(moved, 2), "answer_after_move_ms": round(
+        (time.perf_counter() - t) * 1000, 1), "candidates_after_move": len((resp.get("result") or {}).get("items")
+                                                                           or [])}
+
+
+async def server_first_answer(model: str | None, limit: float, device: str = "auto") -> dict[str, Any]:
+    """A fresh server: times from process start to initialize and to the first completion's answer (and, where
+    the CPU answered first, to the move to the GPU)."""
+    from laya_lsp.device import installed_backend
     from tests.lspclient import LspClient
 
-    cmd = [sys.executable, "-m", "laya_lsp", *(["--model", model] if model else [])]
+    cmd = [sys.executable, "-m", "laya_lsp", *(["--model", model] if model else []),
+           "--settings", json.dumps({"device": device})]
     t0 = time.perf_counter()
     c = await LspClient.spawn(cmd, default_timeout=limit)
     try:
@@ -58,10 +79,13 @@ async def server_first_answer(model: str | None, limit: float) -> dict[str, Any]
         shown = [m["params"]["value"] for m in c.notifications
                  if m["method"] == "$/progress" and m["params"]["token"] == "first"]
         stats = await c.call("laya/stats", {"recent": 5})
+        model_info = stats.get("model") or {}
+        bridged = model_info.get("device") == "cpu" and device == "auto" and installed_backend() == "cuda"
+        move = await _until_moved(c, t0, limit, where) if bridged else {}
     finally:
         await c.close()
-    model_info = stats.get("model") or {}
-    return {"to_initialized_s": round(initialized, 2), "to_first_answer_s": round(answered, 2),
+    return {"device": device, "answered_on": model_info.get("device"), **move,
+            "to_initialized_s": round(initialized, 2), "to_first_answer_s": round(answered, 2),
             "candidates": len((resp.get("result") or {}).get("items") or []), "error": resp.get("error"),
             # the $/progress the request's wait was shown: begin, the load's steps, end (none: it did not wait)
             "progress": {"reports": sum(v["kind"] == "report" for v in shown), "ended": bool(shown) and
@@ -106,6 +130,7 @@ def first_start(model: str | None, kernels: Path, limit: float, steps: list[str]
         print(f"{name}: {json.dumps(out[name])}", flush=True)
 
     runs = {"server_ever": (True, lambda: asyncio.run(server_first_answer(model, limit))),
+            "server_ever_gpu": (True, lambda: asyncio.run(server_first_answer(model, limit, "gpu"))),
             "warm_up_cached": (False, lambda: warm_up_command(model, limit)),
             "warm_up_ever": (True, lambda: warm_up_command(model, limit)),
             "server_cached": (False, lambda: asyncio.run(server_first_answer(model, limit)))}
@@ -122,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=float, default=300.0, help="seconds a step may take")
     p.add_argument("--out", type=Path, help="write the JSON here too")
     p.add_argument("--steps", default=",".join(STEPS), help="which steps, in order (a split run: "
-                   "server_ever,warm_up_cached,server_cached then warm_up_ever)")
+                   "server_ever,server_cached,warm_up_cached then server_ever_gpu,warm_up_ever)")
     args = p.parse_args(argv)
     steps = args.steps.split(",")
     if not set(steps) <= set(STEPS):

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import machine
+from benchmarks.first_start import STEPS as FIRST_START_STEPS
 from benchmarks.shapes import COMMON, QWEN_SHAPES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models", default="default,1.5b-4bit", help="of: default, 0.5b-bf16, 1.5b-bf16, 1.5b-4bit")
     p.add_argument("--first-limit", type=float, default=60.0, help="seconds before a first answer counts as late")
     p.add_argument("--models-dir", type=Path, default=Path("/tmp/laya-gpu-models"))
-    p.add_argument("--first-start-steps", default="server_ever,warm_up_cached,warm_up_ever,server_cached",
+    p.add_argument("--first-start-steps", default=",".join(FIRST_START_STEPS),
                    help="the first-start part's steps (benchmarks/first_start.py --steps)")
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)

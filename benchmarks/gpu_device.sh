@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU section on a lent machine that has CUDA and Python 3.12 but no network (this workplace's H200):
 # the wheels laya needs travel with the checkout in three transfers of <= 64 MiB each (the checkout itself is
-# ~27 MB of them), because MLX's CUDA wheel alone (mlx-cuda-13, 90 MB; 75 MB as xz) is larger than one.
+# ~32 MB of them), because MLX's CUDA wheel alone (mlx-cuda-13, 90 MB; 75 MB as xz) is larger than one.
 #
 #   bash benchmarks/gpu_device.sh prepare          # here, with network: .whl/gpu/{deps/*.whl, mlxcuda.part0-2}
 #   device call 1:  carry [".whl/gpu/mlxcuda.part0", ".whl/gpu/deps"] bash benchmarks/gpu_device.sh stage
@@ -34,14 +34,14 @@ prepare)
   rm -rf /tmp/laya-mlxcuda/x && mkdir /tmp/laya-mlxcuda/x
   (cd /tmp/laya-mlxcuda/x && unzip -q ../mlx_cuda_13-*.whl && tar cf - . | xz -9e -T2 > ../mlxcuda.tar.xz)
   # Uneven parts: the first travels with the other wheels, the last with the run (each call <= 64 MiB with the
-  # ~27 MB checkout).
+  # ~32 MB checkout: 25 + 7 MB of other wheels, 31, 19).
   # Cut with dd (whole MB blocks), not `tail | head`: under pipefail head's early exit kills tail with SIGPIPE
   # (exit 141) and the script stops before the last part.
   rm -f "$W"/mlxcuda.part*
   xz=/tmp/laya-mlxcuda/mlxcuda.tar.xz
-  dd if="$xz" of="$W/mlxcuda.part0" bs=1000000 count=31 status=none
-  dd if="$xz" of="$W/mlxcuda.part1" bs=1000000 skip=31 count=38 status=none
-  dd if="$xz" of="$W/mlxcuda.part2" bs=1000000 skip=69 status=none
+  dd if="$xz" of="$W/mlxcuda.part0" bs=1000000 count=25 status=none
+  dd if="$xz" of="$W/mlxcuda.part1" bs=1000000 skip=25 count=31 status=none
+  dd if="$xz" of="$W/mlxcuda.part2" bs=1000000 skip=56 status=none
   [ "$(cat "$W"/mlxcuda.part* | cmp - "$xz" && echo same)" = same ]  # the parts are the archive, whole
   ls -la "$W" "$W/deps"
   ;;

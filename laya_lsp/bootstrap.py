@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # (imported where used: MLX must not load before the BLAS set
     from collections.abc import Callable
 
     from .config import Settings
+    from .cpu_bridge import KernelCompile
+    from .device import Where
     from .engine import Engine, Progress
     from .orchestrator import Orchestrator
 
@@ -118,10 +120,14 @@ class Loading:
     engine: Engine
     done: Future
     progress: LoadProgress
+    # The GPU's first compile, run while this load's model answers from the CPU (cpu_bridge.py); None otherwise.
+    compile: KernelCompile | None = None
 
 
-def load_in_background(engine: Engine, settings: Settings) -> Loading:
-    """Queue the settings' model load (and warm-up) on the engine's worker and return at once."""
+def load_in_background(engine: Engine, settings: Settings, device: Where | None = None) -> Loading:
+    """Queue the settings' model load (and warm-up) on the engine's worker and return at once; on `device`, else
+    where the `device` setting says."""
+    from .cpu_bridge import load_device
     from .engine import ModelLoadError
 
     progress = LoadProgress()
@@ -137,31 +143,88 @@ def load_in_background(engine: Engine, settings: Settings) -> Loading:
             engine.load_error = f"{type(exc).__name__}: {exc}"
         done.set_exception(exc)
 
-    engine.start_load(settings.model or None, settings.allow_download, progress).add_done_callback(finished)
+    engine.start_load(settings.model or None, settings.allow_download, progress,
+                      device or load_device(settings)).add_done_callback(finished)
     return Loading(engine, done, progress)
 
 
-def begin(settings: Settings, min_queue: int = 0) -> Loading:
+def _load(engine: Engine, settings: Settings, bridge: bool) -> Loading:
+    """The settings' load; with `bridge`, on the CPU while the GPU's kernels compile the first time, where
+    cpu_bridge.bridge_wanted says so (the compile starts with `_move_when_compiled`)."""
+    from .cpu_bridge import KernelCompile, bridge_wanted
+
+    if bridge and bridge_wanted(settings):
+        loading = load_in_background(engine, settings, "cpu")
+        loading.compile = KernelCompile(settings)
+        return loading
+    return load_in_background(engine, settings)
+
+
+def begin(settings: Settings, min_queue: int = 0, bridge: bool = False) -> Loading:
     """The engine for `settings` with its model's load and warm-up queued at once, for the long-running fronts:
-    the front imports its own stack (pygls and lsprotocol, FastAPI: ~0.4 s) while the model loads."""
-    return load_in_background(create_engine(settings, min_queue), settings)
+    the front imports its own stack (pygls and lsprotocol, FastAPI: ~0.4 s) while the model loads. `bridge`: a
+    front that can move its model to the GPU later (`wire` with `on_move`) may start it on the CPU while the GPU
+    compiles its kernels the first time (cpu_bridge.py)."""
+    return _load(create_engine(settings, min_queue), settings, bridge)
 
 
-def wire(settings: Callable[[], Settings], loading: Loading) -> Orchestrator:
+def wire(settings: Callable[[], Settings], loading: Loading,
+         on_move: Callable[[Loading | None], None] | None = None) -> Orchestrator:
     """The orchestrator every front talks to, over the engine `loading` loads (requests wait for the load);
-    `settings` is called for each request (the LSP's change with `didChangeConfiguration`)."""
+    `settings` is called for each request (the LSP's change with `didChangeConfiguration`). Where `loading`
+    answers from the CPU while the GPU compiles, the model moves to the GPU when that is done, and `on_move` gets
+    that load (to report it), or None if the compile failed (the model stays on the CPU)."""
     from .orchestrator import Orchestrator
 
     orchestrator = Orchestrator(loading.engine, settings)
     orchestrator.loading(loading.done)
+    _move_when_compiled(orchestrator, loading, on_move)
     return orchestrator
 
 
-def reload(orchestrator: Orchestrator, settings: Settings) -> Loading:
-    """Load the settings' model again (it changed) into the orchestrator's engine; requests wait for it."""
-    loading = load_in_background(orchestrator.engine, settings)
+def reload(orchestrator: Orchestrator, settings: Settings, on_move: Callable[[Loading | None], None] | None = None,
+           previous: Loading | None = None) -> Loading:
+    """Load the settings' model again (it changed) into the orchestrator's engine; requests wait for it. A front
+    that passes `on_move` may get it on the CPU while the GPU compiles (as `begin` with `bridge`); the compile of
+    the `previous` load, if one still runs, stops."""
+    if previous is not None and previous.compile is not None:
+        previous.compile.stop()
+    loading = _load(orchestrator.engine, settings, bridge=on_move is not None)
     orchestrator.loading(loading.done)
+    _move_when_compiled(orchestrator, loading, on_move)
     return loading
+
+
+def stop_compiles() -> None:
+    """End every GPU compile a load started (cpu_bridge.KernelCompile) that still runs: the front is exiting."""
+    from .cpu_bridge import KernelCompile
+
+    KernelCompile.stop_all()
+
+
+def _move_when_compiled(orchestrator: Orchestrator, loading: Loading,
+                        on_move: Callable[[Loading | None], None] | None) -> None:
+    """Start `loading`'s GPU compile, if it has one; when it succeeds (and the model is still the one it compiled
+    for) load the model again on the GPU, and hand that load to `on_move`."""
+    compile = loading.compile
+    if compile is None:
+        return
+
+    def compiled(ok: bool) -> None:  # on the compile's thread
+        now = orchestrator.settings()
+        asked = compile.settings
+        if (now.model, now.allow_download, now.device) != (asked.model, asked.allow_download, asked.device):
+            return  # another model (or device) was asked for meanwhile: its own load decided where it runs
+        if not ok:
+            if on_move is not None:
+                on_move(None)
+            return
+        moved = load_in_background(orchestrator.engine, now, "gpu")
+        orchestrator.loading(moved.done)
+        if on_move is not None:
+            on_move(moved)
+
+    compile.start(compiled)
 
 
 def start(settings: Settings) -> Orchestrator:

@@ -163,16 +163,20 @@ def serve(args: argparse.Namespace) -> int:
         return 2
     settings = _settings(args)
     # The model loads on the engine's worker from here on, while the LSP stack imports (~0.4 s).
-    loading = bootstrap.begin(settings)
+    loading = bootstrap.begin(settings, bridge=True)
     try:
-        from .lsp import create_server
+        from .code_cache import generated_code_cached
 
-        server = create_server(settings, loading, max_message_bytes=args.max_message_bytes)
+        with generated_code_cached():  # lsprotocol's classes' methods, compiled at an earlier start
+            from .lsp import create_server
+
+            server = create_server(settings, loading, max_message_bytes=args.max_message_bytes)
         if args.tcp:
             server.start_tcp(args.host, args.port)
         else:
             server.start_io()
     finally:
+        bootstrap.stop_compiles()
         loading.engine.shutdown()
     return server.exit_code
 
@@ -189,7 +193,7 @@ def http(args: argparse.Namespace) -> int:
     settings = _settings(args)
     # The model loads while FastAPI and uvicorn import; the scheduler holds at least every admitted request (a
     # full scheduler drops its oldest job).
-    loading = bootstrap.begin(settings, min_queue=args.max_in_flight + 1)
+    loading = bootstrap.begin(settings, min_queue=args.max_in_flight + 1, bridge=True)
     try:
         try:
             from .http.server import run_http
@@ -199,6 +203,7 @@ def http(args: argparse.Namespace) -> int:
             return 2
         return run_http(args, settings, loading)
     finally:
+        bootstrap.stop_compiles()
         loading.engine.shutdown()
 
 

@@ -7,6 +7,7 @@ as editors write them. Unknown keys are reported, never silently dropped into th
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
@@ -64,6 +65,10 @@ class Settings:
     # "on": caches at one fixed size and every step shape warmed at load, so no keystroke waits for a trace or a
     # kernel compile; "auto": on with a GPU, off on the CPU (device.DeviceDefaults.fixed_shapes).
     fixed_shapes: str = "auto"
+    # Where the model runs: "gpu" where MLX has one, "cpu", or "auto": the GPU, but while it compiles its kernels
+    # the first time (once per machine, MLX version and model shape) a small model answers from the CPU and moves
+    # to the GPU when they are ready (cpu_bridge.py).
+    device: str = "auto"
     inline_max_lines: int = _SYNTAX.max_lines
     complete_in_comments: bool = _SYNTAX.complete_in_comments
     complete_in_strings: bool = _SYNTAX.complete_in_strings
@@ -145,6 +150,7 @@ LIMITS: dict[str, tuple[float, float]] = {
 # String settings that take one of a few values.
 CHOICES: dict[str, tuple[str, ...]] = {
     "fixed_shapes": ("auto", "on", "off"),
+    "device": ("auto", "gpu", "cpu"),
     "completions": ("unsure", "always", "off"),
     "fim": (*format_names(), "suffix"),
 }
@@ -249,6 +255,11 @@ def _unstructure(s: Any) -> dict[str, Any]:
     if is_dataclass(s):
         return {_camel(f.name): _unstructure(getattr(s, f.name)) for f in fields(s)}
     return s
+
+
+def settings_json(s: Settings) -> str:
+    """`s` as the `--settings` JSON that parses back to it (a child `laya-lsp` process takes the same settings)."""
+    return json.dumps(_unstructure(s))
 
 
 def documented_keys() -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 DeviceKind = Literal["cpu", "cuda", "metal"]
 DEVICE_KINDS: tuple[DeviceKind, ...] = ("cpu", "cuda", "metal")
+Where = Literal["cpu", "gpu"]  # where a model is asked to run (the `device` setting, less "auto")
 # MLX's Linux backend wheels: the CUDA ones (`mlx[cuda13]`, `mlx[cuda12]`, older `mlx[cuda]`) and the CPU one.
 CUDA_WHEELS = ("mlx-cuda-13", "mlx-cuda-12", "mlx-cuda")
 CPU_WHEEL = "mlx-cpu"
@@ -57,7 +58,10 @@ def device_defaults(kind: DeviceKind, quantized: bool = False, stored_dtype: str
         return DeviceDefaults(kind, "float32", preload_blas=platform.startswith("linux"),
                               dequantize_share=0.25)
     keep = quantized or stored_dtype in ("float16", "bfloat16")
-    return DeviceDefaults(kind, None if keep else "bfloat16", preload_blas=False, fixed_shapes=True)
+    # CUDA (Linux) preloads the BLAS too: its CPU answers while the GPU compiles its kernels the first time
+    # (cpu_bridge.py), on the reference BLAS MLX's CUDA wheel links otherwise (~5x slower there).
+    return DeviceDefaults(kind, None if keep else "bfloat16", preload_blas=kind == "cuda" and platform == "linux",
+                          fixed_shapes=True)
 
 
 def _installed_beside_mlx(name: str) -> bool:
@@ -134,6 +138,18 @@ def prepare_mlx() -> DeviceKind:
 
         load_fast_blas()
     return kind
+
+
+def use_device(where: Where) -> DeviceKind:
+    """Make MLX's default device the CPU or the GPU for the work that follows (the engine calls it on its worker
+    before a load, so the model, its caches and every step live there); returns the kind now in use. Asking for a
+    GPU where MLX has none raises ValueError."""
+    import mlx.core as mx
+
+    if where == "gpu" and not (mx.cuda.is_available() or mx.metal.is_available()):
+        raise ValueError("no GPU: MLX's installed backend runs on the CPU")
+    mx.set_default_device(mx.gpu if where == "gpu" else mx.cpu)
+    return mlx_device_kind()
 
 
 def mlx_device_kind() -> DeviceKind:

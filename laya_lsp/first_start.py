@@ -19,6 +19,7 @@ from typing import Any
 
 from . import bootstrap
 from .config import Settings
+from .cpu_bridge import mark_compiled
 from .device import installed_backend, kernel_cache_info, mlx_device_kind
 
 SAMPLE = ("def mean(values):\n    total = 0\n    for v in values:\n        total += v\n    return total / len(values)"
@@ -53,11 +54,14 @@ def warm_up(settings: Settings, say: Callable[[str], None]) -> dict[str, Any]:
         out["load_ms"] = round(float(info.timings.get("load_ms", 0)), 1) if info else None
         out["warmup_ms"] = round(float(info.timings.get("warmup_ms", 0)), 1) if info else None
         out["loaded_s"] = round(time.perf_counter() - t0, 2)
+        out["device"] = loading.engine.device
         out["first_requests_ms"] = asyncio.run(_first_requests(bootstrap.wire(lambda: settings, loading), say))
     finally:
         loading.engine.shutdown()
     out["kernel_cache_after"] = _kernels()
     out["total_s"] = round(time.perf_counter() - t0, 2)
+    if out["device"] == "cuda" and info is not None:  # a server's CPU bridge (cpu_bridge.py) no longer needed
+        out["compiled_mark"] = str(mark_compiled(info.path, settings, out["total_s"]))
     say(f"warmed up in {out['total_s']:.1f} s")
     return out
 

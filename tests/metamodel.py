@@ -263,6 +263,10 @@ CUSTOM_RESULT_SCHEMAS: dict[str, dict] = {
             "model": {"type": ["object", "null"]},
             "loadError": {"type": ["string", "null"]},
             "blas": {},
+            "codeCache": {"type": "object", "required": ["path", "hits", "misses", "written"],
+                          "additionalProperties": False,
+                          "properties": {"path": {"type": "string"}, "hits": INT, "misses": INT,
+                                         "written": {"type": "boolean"}}},
         },
     },
     "laya/documentText": {

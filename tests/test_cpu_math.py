@@ -7,9 +7,11 @@ import mlx.core as mx
 import numpy as np
 import pytest
 from conftest import TINY_MODEL
+from mlx import nn
 from mlx_lm.models.cache import make_prompt_cache
 
-from laya_lsp.engine.decoding.cpu_math import attention, fast_exp, gated_mlp, prefill_body
+from laya_lsp.engine.decoding.cpu_math import Rotary, attention, fast_exp, gated_mlp, prefill_body
+from laya_lsp.engine.decoding.logprobs import greedy_picks, log_softmax
 from laya_lsp.engine.loading.model import load_model
 
 
@@ -40,6 +42,17 @@ def test_attention_equals_mlx_sdpa_with_a_mask(heads: int, kv_heads: int):
     assert mx.allclose(attention(q, keys, values, 0.25, mask), want, atol=1e-5).item()
 
 
+@pytest.mark.parametrize("dims", [16, 8])
+def test_rotary_tables_rotate_as_mlx_rope_with_per_row_positions(dims: int):
+    rope = nn.RoPE(dims, base=10000.0)
+    positions = mx.array([0, 3, 17, 900, 1023], dtype=mx.int32)
+    x = mx.random.normal((5, 4, 1, 16))  # rows, heads, 1, head_dim (a partial rotation when dims < 16)
+    assert Rotary.serves([rope, nn.RoPE(dims, base=10000.0)])
+    assert mx.array_equal(Rotary(rope, positions)(x), rope(x, offset=positions)).item()
+    assert not Rotary.serves([rope, nn.RoPE(dims, traditional=True)])
+    assert not Rotary.serves([rope, nn.RoPE(dims, base=500000.0)])
+
+
 def test_mlp_and_prompt_body_equal_mlx_lm(lm):
     inner = lm.model.model
     x = mx.random.normal((1, 7, inner.layers[0].mlp.gate_proj.weight.shape[1]))
@@ -54,3 +67,19 @@ def test_mlp_and_prompt_body_equal_mlx_lm(lm):
         n = len(ids)
         assert mx.allclose(a.keys[..., :n, :], b.keys[..., :n, :], atol=1e-4).item()
         assert mx.allclose(a.values[..., :n, :], b.values[..., :n, :], atol=1e-4).item()
+
+
+def test_greedy_picks_are_the_samplers_tokens_and_log_probabilities():
+    mx.random.seed(3)
+    logits = mx.random.normal((6, 300)) * 4
+    logits = logits.at[2, 17].add(100.0)  # a sure row
+    logits = mx.concatenate([logits, mx.full((1, 300), -mx.inf)])  # a row masked everywhere
+    lp = log_softmax(logits)
+    want_ids = mx.argmax(lp, axis=-1)
+    want = mx.take_along_axis(lp, want_ids[:, None], axis=-1)[:, 0]
+    picks = greedy_picks(logits)
+    assert picks is not None
+    ids, lps = picks
+    assert ids == want_ids.tolist()
+    assert lps[:-1] == want.tolist()[:-1]  # (the same float32 arithmetic)
+    assert np.isnan(lps[-1]) and np.isnan(want.tolist()[-1])

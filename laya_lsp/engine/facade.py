@@ -12,7 +12,7 @@ from typing import Any
 
 import mlx.core as mx
 
-from ..device import device_defaults, mlx_device_kind
+from ..device import Where, device_defaults, mlx_device_kind, use_device
 from .caches.context_window import fim_prompt
 from .caches.prompt_caches import CacheStore
 from .decoding.adapter import DecodeModel, Work, decode_model
@@ -52,6 +52,7 @@ class Engine:
         self.decoder: DecodeModel | None = None
         self.caches: CacheStore | None = None
         self.load_error: str | None = None
+        self.device = ""  # where the loaded model runs (device.DeviceKind)
         self.warmed: WarmPlan | None = None  # what the loaded model was warmed up for (or is, when idle)
         self.drafts = DraftBook(self.settings.draft_tokens)  # acceptance per draft source, last answers
 
@@ -66,12 +67,18 @@ class Engine:
         return info
 
     def start_load(self, spec: str | None, allow_download: bool = False,
-                   progress: Progress | None = None) -> Future[LoadedModel]:
+                   progress: Progress | None = None, device: Where | None = None) -> Future[LoadedModel]:
         """Queue a load on the worker now, without waiting: every job submitted after this call runs after the
         load (control calls go first), so it sees the new model or the load error, never no model at all. On
-        the CPU, warm-up is left for when the worker is idle after the first answer (`_warm_model`)."""
+        the CPU, warm-up is left for when the worker is idle after the first answer (`_warm_model`). `device`
+        puts the model (and all the work after it) on the CPU or the GPU; None keeps MLX's default."""
 
         def do_load() -> LoadedModel:
+            try:
+                kind = use_device(device) if device is not None else mlx_device_kind()
+            except ValueError as exc:  # no GPU
+                self.load_error = f"device {device!r}: {exc}"
+                raise ModelLoadError(self.load_error) from exc
             try:
                 lm = load_model(spec, allow_download, progress)
             except ModelLoadError as exc:
@@ -83,6 +90,7 @@ class Engine:
             self.scheduler.batch = self._batch
             self.caches = CacheStore(lm.model, int(self.settings.cache_budget_mb * 2**20))
             self.drafts = DraftBook(self.settings.draft_tokens)
+            self.device = kind
             self.load_error = None
             if progress is not None:
                 progress("ready", 100)
@@ -154,7 +162,7 @@ class Engine:
         if lm is None:
             return None
         return ModelInfo(lm.name, lm.path, lm.n_params, lm.dtype, lm.fim.name, lm.fim.preferred_layout,
-                         lm.builder.repo_level, dict(lm.timings))
+                         lm.builder.repo_level, dict(lm.timings), self.device)
 
     def cancel(self, job: Job) -> None:
         """Cancel a job: a queued one is answered at once, a running one stops at its next check."""

@@ -114,3 +114,4 @@ class ModelInfo:
     layout: str
     repo_level: bool  # its FIM format has repository tokens: cross-file context can go before the prompt
     timings: dict[str, float] = field(default_factory=dict)
+    device: str = ""  # where it runs: "cpu", "cuda" or "metal" (device.DeviceKind)

@@ -38,6 +38,13 @@ def _report_load(load: Future) -> None:
         print(f"laya-lsp http: model not loaded: {exc}", file=sys.stderr, flush=True)
 
 
+def _report_move(moved: bootstrap.Loading | None) -> None:
+    """The model moves to the GPU once its first compile is done (cpu_bridge.py): reported as any load; a failed
+    compile (None) is in the log already."""
+    if moved is not None:
+        moved.done.add_done_callback(_report_load)
+
+
 def run_http(args: argparse.Namespace, settings: Settings, loading: bootstrap.Loading) -> int:
     """Serve the HTTP API until interrupted; the model loads in the background (`loading`: bootstrap.begin;
     requests wait for it)."""
@@ -48,7 +55,7 @@ def run_http(args: argparse.Namespace, settings: Settings, loading: bootstrap.Lo
     options = HttpOptions(max_in_flight=args.max_in_flight, max_queue=args.max_queue,
                           max_body_bytes=args.max_body_bytes, max_sessions=args.max_sessions, token=token)
     loading.done.add_done_callback(_report_load)
-    orchestrator = bootstrap.wire(lambda: settings, loading)
+    orchestrator = bootstrap.wire(lambda: settings, loading, on_move=_report_move)
     app = create_app(orchestrator, settings, options)
     # log_config=None: uvicorn logs through our stderr logging (access lines at INFO, so --log-level INFO).
     server = _Server(uvicorn.Config(app, host=args.host, port=args.port, log_config=None, lifespan="off",

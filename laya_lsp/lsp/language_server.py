@@ -40,7 +40,7 @@ class LayaServer(LanguageServer):
         super().__init__("laya-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
                          protocol_cls=LayaProtocol, converter_factory=strict_converter)
         self.settings = settings
-        self.orchestrator = bootstrap.wire(lambda: self.settings, loading)
+        self.orchestrator = bootstrap.wire(lambda: self.settings, loading, on_move=self.moved)
         self.engine = self.orchestrator.engine
         self.loading = loading  # the latest model load (reported as $/progress once the client is initialized)
         self.client_ready = False
@@ -49,6 +49,7 @@ class LayaServer(LanguageServer):
         self._progress_n = 0
         self.pending_error: str | None = None
         self.heap_task: asyncio.Task | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None  # the serving loop, once the client is initialized
 
     # -- transports: our framing loop (protocol.py) instead of pygls' readline-based one ----------------
     @property
@@ -140,6 +141,10 @@ class LayaServer(LanguageServer):
         log.error(message)
         self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=f"laya: {message}"))
 
+    def show_warning(self, message: str) -> None:
+        log.warning(message)
+        self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=f"laya: {message}"))
+
     def log_info(self, message: str) -> None:
         log.info(message)
         self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Info, message=f"laya: {message}"))
@@ -172,7 +177,9 @@ class LayaServer(LanguageServer):
             info = await asyncio.shield(asyncio.wrap_future(loading.done))
             self.log_info(
                 f"model {info.name} ({info.params / 1e6:.1f}M params, {info.dtype}, FIM {info.fim}/{info.layout}) "
-                f"loaded in {info.timings['load_ms']:.0f} ms"
+                f"loaded on the {info.device or 'default device'} in {info.timings['load_ms']:.0f} ms"
+                + (" (the GPU's kernels compile meanwhile: it moves there when they are ready)" if loading.compile
+                   else "")
             )
             end = "ready"
         except ModelLoadError as exc:
@@ -207,11 +214,24 @@ class LayaServer(LanguageServer):
         self.engine.apply_settings(new.engine())
         if new.threads != old.threads:
             bootstrap.apply_threads(new)
-        if (new.model, new.allow_download) != (old.model, old.allow_download):
-            self.loading = bootstrap.reload(self.orchestrator, new)
+        if (new.model, new.allow_download, new.device) != (old.model, old.allow_download, old.device):
+            self.loading = bootstrap.reload(self.orchestrator, new, on_move=self.moved, previous=self.loading)
             if self.client_ready:
                 asyncio.ensure_future(self.report_load(self.loading))
         return None
+
+    def moved(self, loading: bootstrap.Loading | None) -> None:
+        """The model moves to the GPU now that its kernels are compiled (cpu_bridge.py; called on the compile's
+        thread): that load is reported like any other. None: the compile failed, the model stays on the CPU."""
+        if loading is not None:
+            self.loading = loading
+        if not (self.client_ready and self.loop is not None):
+            return  # `initialized` reports the latest load
+        if loading is None:
+            self.loop.call_soon_threadsafe(self.show_warning, "compiling the GPU's kernels failed (the server's log "
+                                           "says why): the model stays on the CPU; `laya-lsp warm-up` retries")
+        else:
+            self.loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self.report_load(loading)))
 
 
 class _FlushingWriter:

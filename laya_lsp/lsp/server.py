@@ -51,6 +51,7 @@ def _register_lifecycle(server: LayaServer) -> None:
         if ls.pending_error:
             ls.show_error(ls.pending_error)
         ls.client_ready = True
+        ls.loop = asyncio.get_running_loop()
         asyncio.ensure_future(ls.report_load(ls.loading))
         # glibc keeps freed pages of short-lived buffers; trimming lets RSS follow what the server uses.
         ls.heap_task = asyncio.ensure_future(release_free_heap_periodically())

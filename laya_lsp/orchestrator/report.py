@@ -7,6 +7,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..blas import active_blas
+from ..code_cache import REPORT as CODE_CACHE
 from ..engine import Engine
 from .records import StatsBook
 
@@ -51,6 +52,7 @@ async def engine_report(engine: Engine, book: StatsBook, cache_budget_bytes: int
         "model": model,
         "loadError": engine.load_error,
         "blas": active_blas(),
+        "codeCache": CODE_CACHE.to_dict(),  # generated code served from the last start's (code_cache.py)
     }
     if reset:
         book.reset()

@@ -11,6 +11,7 @@ a few ulps of `mx.exp`).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import mlx.core as mx
@@ -52,6 +53,37 @@ def gated_mlp(mlp: Any, x: mx.array) -> mx.array:
     """A llama-family MLP (`down(silu(gate(x)) * up(x))`, mlx-lm's `MLP`) with its SiLU from `fast_exp`."""
     gate = mlp.gate_proj(x)
     return mlp.down_proj(gate / (1.0 + fast_exp(-gate)) * mlp.up_proj(x))
+
+
+class Rotary:
+    """Rotary embeddings for one step's rows, computed once and applied to every layer's queries and keys (mlx-lm's
+    `nn.RoPE`, non-traditional): MLX's CPU `fast.rope` with per-row positions falls back to ~12 operations per call,
+    twice per layer; a step's operations each cost a dispatch on the CPU stream, far more than their arithmetic at
+    a few rows. Same values as `nn.RoPE` (its fallback's frequencies, computed the same way)."""
+
+    def __init__(self, rope: Any, positions: mx.array) -> None:
+        self.dims = rope.dims
+        freqs = mx.exp(-mx.arange(0, self.dims, 2, dtype=mx.float32) * (math.log(rope.base) / self.dims))
+        theta = (positions.astype(mx.float32) * rope.scale)[:, None] * freqs[None]  # (rows, dims / 2)
+        self.cos, self.sin = mx.cos(theta)[:, None, None, :], mx.sin(theta)[:, None, None, :]
+
+    @staticmethod
+    def serves(ropes: list[Any]) -> bool:
+        """Whether every layer's rope is the same plain non-traditional `nn.RoPE` (others keep their own call)."""
+        from mlx import nn
+
+        first = ropes[0]
+        return all(type(r) is nn.RoPE and not r.traditional and (r.dims, r.base, r.scale)
+                   == (first.dims, first.base, first.scale) for r in ropes)
+
+    def __call__(self, x: mx.array) -> mx.array:
+        """x (rows, heads, 1, head_dim) rotated at each row's position."""
+        half = self.dims // 2
+        x1, x2 = x[..., :half], x[..., half : self.dims]
+        parts = [x1 * self.cos - x2 * self.sin, x1 * self.sin + x2 * self.cos]
+        if self.dims < x.shape[-1]:
+            parts.append(x[..., self.dims :])
+        return mx.concatenate(parts, axis=-1)
 
 
 def has_gated_mlp(layer: Any) -> bool:

@@ -26,7 +26,7 @@ import mlx.core as mx
 
 from ..caches.prompt_caches import DocumentCache
 from .adapter import BranchStep, DecodeModel, Extend, Work, decode_model
-from .logprobs import log_softmax
+from .logprobs import greedy_picks, log_softmax
 from .stop import StopRule, Verdict, never_stop
 
 T = TypeVar("T")
@@ -282,6 +282,8 @@ def _choose(
                     rows.append(_process(s.logits_processors, h, out[r : r + 1]))
                     r += 1
             out = mx.concatenate(rows)
+    if s.sampler is greedy and (picks := greedy_picks(out)) is not None:
+        return picks
     lp = log_softmax(out)
     tokens = s.sampler(lp).astype(mx.int32)
     chosen = mx.take_along_axis(lp, tokens[:, None], axis=-1)[:, 0]

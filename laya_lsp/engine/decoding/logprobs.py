@@ -34,3 +34,18 @@ def token_logprobs(logits: mx.array, tokens: list[int]) -> list[float]:
     with np.errstate(divide="ignore", invalid="ignore"):
         norm = np.log(np.exp(x - top[:, None]).sum(axis=-1)) + top
     return list((x[np.arange(len(tokens)), tokens] - norm).tolist())
+
+
+def greedy_picks(logits: mx.array) -> tuple[list[int], list[float]] | None:
+    """Each row's most likely token and its log-probability (logits (rows, vocab)), read from one evaluation into
+    numpy, on a CPU; None elsewhere (the caller runs the sampler in MLX). The same numbers as `log_softmax` then
+    argmax, without a second MLX graph and its round trip through the CPU stream every decode step."""
+    if mx.default_device() != mx.cpu:
+        return None
+    x = np.array(logits.astype(mx.float32), copy=False)
+    top = x.max(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):  # (as log_softmax)
+        norm = np.log(np.exp(x - np.where(np.isfinite(top), top, 0)).sum(axis=-1, keepdims=True))
+        norm += np.where(np.isfinite(top), top, 0)
+        ids = x.argmax(axis=-1)
+        return ids.tolist(), (x[np.arange(len(ids)), ids] - norm[:, 0]).tolist()

@@ -21,7 +21,7 @@ from typing import Any
 import mlx.core as mx
 from mlx_lm.models.cache import KVCache
 
-from .cpu_math import attention, gated_mlp, has_gated_mlp
+from .cpu_math import Rotary, attention, gated_mlp, has_gated_mlp
 
 # mlx-lm architectures whose decoder block this step reproduces exactly: x + attn(norm(x)), then h + mlp(norm(h)),
 # with q/k/v/o projections, rotary embeddings and a gated MLP (llama.py and qwen2.py read the same top to bottom).
@@ -100,6 +100,8 @@ class CompiledStep:
         self.compiled = compiled
         # MLX's CPU exp is elementwise-slow: there the softmax and the SiLU are built from cheap ops (cpu_math.py)
         self.cpu_math = mx.default_device() == mx.cpu and has_gated_mlp(self.inner.layers[0])
+        # (on a CPU, one step's rotary tables serve every layer: Rotary)
+        self.rotary = self.cpu_math and Rotary.serves([layer.self_attn.rope for layer in self.inner.layers])
         self._fns: dict[tuple[tuple[int, ...], int], Callable[..., Any]] = {}
         self.capacity = 0  # columns every cache is allocated with (0: grow by blocks as needed)
         self.frozen = False
@@ -197,12 +199,14 @@ class CompiledStep:
         rows = h.shape[1]
         new_keys: list[list[mx.array]] = [[] for _ in masks]
         new_values: list[list[mx.array]] = [[] for _ in masks]
+        rotary = Rotary(self.inner.layers[0].self_attn.rope, positions) if self.rotary else None
         for li, layer in enumerate(self.inner.layers):
             attn = layer.self_attn
             x = layer.input_layernorm(h)
             # Rows as the batch axis: each gets its own rotary position.
-            q = attn.rope(attn.q_proj(x).reshape(rows, heads, 1, head_dim), offset=positions)
-            k = attn.rope(attn.k_proj(x).reshape(rows, kv_heads, 1, head_dim), offset=positions)
+            rope = rotary or (lambda t, a=attn: a.rope(t, offset=positions))
+            q = rope(attn.q_proj(x).reshape(rows, heads, 1, head_dim))
+            k = rope(attn.k_proj(x).reshape(rows, kv_heads, 1, head_dim))
             v = attn.v_proj(x).reshape(rows, kv_heads, 1, head_dim)
             outs = []
             for g, (lo, hi) in enumerate(pairwise(bounds)):
