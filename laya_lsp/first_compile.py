@@ -166,9 +166,10 @@ class KernelCompile:
         lock.parent.mkdir(parents=True, exist_ok=True)
         other = _running_pid(lock)
         if other is None:
-            # its own session: the editor's interrupt or the front's exit does not stop it
-            self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE, start_new_session=True)
+            # its own session and a log file, not pipes: the editor's interrupt or the front's exit does not stop it
+            with (lock.parent / "compile.log").open("wb") as out:
+                self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                                start_new_session=True)
             lock.write_text(str(self.process.pid))
             log.info("%s: compiling in a `laya-lsp warm-up` process (pid %d) meanwhile", _first_time(self.where),
                      self.process.pid)
@@ -180,21 +181,19 @@ class KernelCompile:
     def _wait(self, on_done: Callable[[bool], Any], lock: Path, other: int | None) -> None:
         t0 = time.perf_counter()
         if self.process is not None:
-            out, err = self.process.communicate()
+            self.process.wait()
             lock.unlink(missing_ok=True)
-            failed = self.process.returncode != 0
         else:
             while _alive(other) and not compiled(self.settings, self.where):
                 time.sleep(POLL_S)
-            out = err = b""
-            failed = False
         ok = compiled(self.settings, self.where)
         if ok:
             log.info("compiled for the %s in %.1f s", self.where.upper(), time.perf_counter() - t0)
-        elif failed or self.process is not None:
-            tail = err.decode(errors="replace").strip().splitlines()[-5:] or [out.decode(errors="replace")[-400:]]
-            log.error("compiling for the %s failed (laya-lsp warm-up exited %s): %s", self.where.upper(),
-                      self.process.returncode if self.process else "?", " | ".join(tail))
+        else:
+            output = lock.parent / "compile.log"
+            tail = output.read_text(errors="replace").strip().splitlines()[-5:] if output.exists() else []
+            log.error("compiling for the %s failed (laya-lsp warm-up exited %s; %s): %s", self.where.upper(),
+                      self.process.returncode if self.process else "?", output, " | ".join(tail))
         on_done(ok)
 
 
