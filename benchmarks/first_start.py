@@ -3,13 +3,14 @@ with the kernels cached and the first time ever (a request sent while the kernel
 
     python -m benchmarks.first_start [--model DIR] [--kernels DIR] [--limit 300] [--steps ...] [--out FILE]
 
-Steps, in this order, each in a fresh process and kernel cache folder `--kernels` (MLX_PTX_CACHE_DIR, emptied
-first; on a CPU there is no kernel cache and "ever" only means a fresh process):
-  server_ever     a server (`device` "auto") started with the empty kernel cache: process start -> initialize
+Steps, in this order, each in a fresh process; "ever" steps empty `--kernels` first, the folder of MLX's compiled
+code for both devices (MLX_PTX_CACHE_DIR for CUDA's kernels; TMPDIR, under which MLX's CPU backend keeps what g++
+builds):
+  server_ever     a server (`device` "auto") started with nothing compiled: process start -> initialize
                   answered -> the answer to a completion sent at once (with a workDoneToken), whether it was empty,
-                  the $/progress it was shown (begin / reports / end), the device that answered; a small model
-                  answers from the CPU while the server's own warm-up compiles the GPU's kernels (cpu_bridge.py):
-                  then also when it moved to the GPU and a completion's answer there;
+                  the $/progress it was shown (begin / reports / end), the device that answered and whether with
+                  compiled code; meanwhile the server's own warm-up compiles (first_compile.py): then also when it
+                  moved to the GPU (CUDA) or ran compiled (CPU), and a completion's answer then;
   server_ever_gpu the same with `device` "gpu": the first request waits for the compile (with $/progress);
   warm_up_cached  `laya-lsp warm-up --json` on the kernels compiled so far;
   warm_up_ever    the same with an empty kernel cache (compiles everything; fills the cache again);
@@ -30,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from laya_lsp.device import installed_backend
+
 ROOT = Path(__file__).resolve().parent.parent
 
 TEXT = ("def mean(values):\n    total = 0\n    for v in values:\n        total += v\n    return total / len(values)"
@@ -42,25 +45,27 @@ def _kernels(folder: Path) -> int:
     return len(list(folder.rglob("*"))) if folder.exists() else 0
 
 
-async def _until_moved(c: Any, t0: float, limit: float, where: dict[str, Any]) -> dict[str, Any]:
-    """A model answering from the CPU while the GPU compiles: when it moved to the GPU, and a completion there."""
-    device = "cpu"
-    while device == "cpu" and time.perf_counter() - t0 < limit:
+async def _until_compiled(c: Any, t0: float, limit: float, where: dict[str, Any]) -> dict[str, Any]:
+    """A server answering without compiled code (or, with CUDA, from the CPU) while its first compile runs: when
+    it ran compiled (on the GPU), and a completion's answer then."""
+    model: dict[str, Any] = {}
+    while time.perf_counter() - t0 < limit:
+        model = (await c.call("laya/stats", {"recent": 0}))["model"] or {}
+        if model.get("compiled") and model.get("device") != ("cpu" if installed_backend() == "cuda" else None):
+            break
         await asyncio.sleep(0.2)
-        device = ((await c.call("laya/stats", {"recent": 0}))["model"] or {}).get("device", "cpu")
     moved = time.perf_counter() - t0
     t = time.perf_counter()
     resp = await c.request("textDocument/completion", {"textDocument": {"uri": URI}, "position": where},
                            timeout=limit)
-    return {"moved_to": device, "moved_s": round(moved, 2), "answer_after_move_ms": round(
-        (time.perf_counter() - t) * 1000, 1), "candidates_after_move": len((resp.get("result") or {}).get("items")
-                                                                           or [])}
+    return {"then_on": model.get("device"), "then_compiled": model.get("compiled"), "compiled_s": round(moved, 2),
+            "answer_then_ms": round((time.perf_counter() - t) * 1000, 1),
+            "candidates_then": len((resp.get("result") or {}).get("items") or [])}
 
 
 async def server_first_answer(model: str | None, limit: float, device: str = "auto") -> dict[str, Any]:
     """A fresh server: times from process start to initialize and to the first completion's answer (and, where
     the CPU answered first, to the move to the GPU)."""
-    from laya_lsp.device import installed_backend
     from tests.lspclient import LspClient
 
     cmd = [sys.executable, "-m", "laya_lsp", *(["--model", model] if model else []),
@@ -80,11 +85,12 @@ async def server_first_answer(model: str | None, limit: float, device: str = "au
                  if m["method"] == "$/progress" and m["params"]["token"] == "first"]
         stats = await c.call("laya/stats", {"recent": 5})
         model_info = stats.get("model") or {}
-        bridged = model_info.get("device") == "cpu" and device == "auto" and installed_backend() == "cuda"
-        move = await _until_moved(c, t0, limit, where) if bridged else {}
+        bridged = device == "auto" and (model_info.get("compiled") is False or (
+            model_info.get("device") == "cpu" and installed_backend() == "cuda"))
+        move = await _until_compiled(c, t0, limit, where) if bridged else {}
     finally:
         await c.close()
-    return {"device": device, "answered_on": model_info.get("device"), **move,
+    return {"device": device, "answered_on": model_info.get("device"), "compiled": model_info.get("compiled"), **move,
             "to_initialized_s": round(initialized, 2), "to_first_answer_s": round(answered, 2),
             "candidates": len((resp.get("result") or {}).get("items") or []), "error": resp.get("error"),
             # the $/progress the request's wait was shown: begin, the load's steps, end (none: it did not wait)
@@ -116,12 +122,14 @@ def warm_up_command(model: str | None, limit: float) -> dict[str, Any]:
 def first_start(model: str | None, kernels: Path, limit: float, steps: list[str] = STEPS) -> dict[str, Any]:
     """The steps of the module docstring (those named, in their order), on `model` (None: the embedded one)."""
     os.environ["MLX_PTX_CACHE_DIR"] = str(kernels)
+    os.environ["TMPDIR"] = str(kernels / "tmp")  # MLX's CPU code (<TMPDIR>/mlx/<version>/cpu) goes with them
     out: dict[str, Any] = {"date": time.strftime("%Y-%m-%dT%H:%M:%S"), "model": model or "(embedded)",
                            "load_start": os.getloadavg()}
 
     def step(name: str, fresh: bool, run: Any) -> None:
         if fresh:
             shutil.rmtree(kernels, ignore_errors=True)
+        (kernels / "tmp").mkdir(parents=True, exist_ok=True)
         try:
             out[name] = run()
         except (asyncio.TimeoutError, TimeoutError) as exc:

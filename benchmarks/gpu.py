@@ -1,6 +1,6 @@
 """The GPU section of the benchmarks: `make bench`'s measurements on an NVIDIA GPU, through MLX's CUDA backend.
 
-    python -m benchmarks.gpu [--out DIR] [--budget 540] [--parts doctor,first,first-start,typing,decode,torch]
+    python -m benchmarks.gpu [--out DIR] [--budget 540] [--parts doctor,first,first-start,typing,pauses,decode,torch]
 
 Needs a `pip install 'laya-lsp[cuda]'` environment (on a lent machine without network, benchmarks/gpu_device.sh
 stages the wheels; docs/benchmarks.md, "GPU section", says how). Models: the embedded one, and Qwen2.5-Coder-1.5B-
@@ -16,6 +16,8 @@ shape, not the quality of its text. Every server shares one MLX kernel cache fol
           `laya-lsp warm-up` with the kernels cached and the first time ever, then a server's first answer on the
           kernels warm-up compiled;
   typing  run_all's typing replay through the LSP and the engine alone on the same prompts, per model;
+  pauses  `laya-lsp warm-up`, then benchmarks/pause_replay.py (make bench's pauses: the first pause after opening a
+          held-out file and resting 1 s mid-file, and every pause, with and without laya/focus), per model;
   decode  benchmarks/decode_step.py --gpu: ms/token of laya's step (read each step / overlapped, the GPU default)
           and mlx-lm's call per context and k, per model; the CUDA graphs and kernel nodes per step;
   torch   benchmarks/peers/torch_gpu.py: transformers eager and static cache + torch.compile(reduce-overhead)
@@ -164,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             summary["steps"][f"{n}-first-start"] = run(cmd + (["--model", str(m)] if m else []),
                                                        left(1 / (len(models) - i)), args.out / f"{n}-first-start.log")
         os.environ["MLX_PTX_CACHE_DIR"] = str(kernels)
-    steps = [(n, part) for part in ("typing", "decode") if part in parts for n in models]
+    steps = [(n, part) for part in ("typing", "pauses", "decode") if part in parts for n in models]
     if "decode" in parts and "1.5b-4bit" in models:
         steps.append(("1.5b-4bit", "graphs"))  # the CUDA graphs and kernel nodes MLX launches per step
     if "torch" in parts:
@@ -177,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
             cmd = RUN_ALL + ["--only", "typing,peers", "--naive-limit", "1", "--budget", str(int(limit - 30)),
                              "--out", str(args.out / f"{stem}.json")]
             cmd += ["--model", str(model)] if models.get(name) else []
+        elif part == "pauses":  # warm-up first: the replay's servers then start with the kernels compiled
+            model_args = ["--model", str(model)] if models.get(name) else []
+            cmd = ["bash", "-c", " ".join([sys.executable, "-m", "laya_lsp", "warm-up", *model_args, ">/dev/null", "&&",
+                                          sys.executable, "-m", "benchmarks.pause_replay", "--no-peer", *model_args])]
         elif part in ("decode", "graphs"):
             cmd = [sys.executable, "benchmarks/decode_step.py", "--gpu", "--repeats", "3" if part == "decode" else "1"]
             cmd += ["--model", str(model)] if models.get(name) else []

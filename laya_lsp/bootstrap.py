@@ -17,20 +17,18 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .blas import set_blas_threads
 from .device import prepare_mlx
+from .first_compile import KernelCompile, Role, StartPlan, plan_start
 
 if TYPE_CHECKING:  # (imported where used: MLX must not load before the BLAS set-up)
-    from collections.abc import Callable
 
     from .config import Settings
-    from .cpu_bridge import KernelCompile
-    from .device import Where
     from .engine import Engine, Progress
     from .orchestrator import Orchestrator
 
@@ -120,16 +118,21 @@ class Loading:
     engine: Engine
     done: Future
     progress: LoadProgress
-    # The GPU's first compile, run while this load's model answers from the CPU (cpu_bridge.py); None otherwise.
+    # MLX's first compile for this load's model, run while it answers without it (first_compile.py); None otherwise.
     compile: KernelCompile | None = None
 
 
-def load_in_background(engine: Engine, settings: Settings, device: Where | None = None) -> Loading:
-    """Queue the settings' model load (and warm-up) on the engine's worker and return at once; on `device`, else
-    where the `device` setting says."""
-    from .cpu_bridge import load_device
-    from .engine import ModelLoadError
+# What a front is handed when its model moves to the GPU after the first compile (None: the compile failed).
+OnMove = Callable[[Loading | None], None]
 
+
+def load_in_background(engine: Engine, settings: Settings, plan: StartPlan | None = None) -> Loading:
+    """Queue the settings' model load (and warm-up) on the engine's worker and return at once; on the device and
+    with the compilation `plan` says (default: where the `device` setting says, compiled)."""
+    from .engine import ModelLoadError
+    from .first_compile import StartPlan, load_device
+
+    plan = plan or StartPlan(load_device(settings))
     progress = LoadProgress()
     done: Future = Future()
 
@@ -143,88 +146,70 @@ def load_in_background(engine: Engine, settings: Settings, device: Where | None 
             engine.load_error = f"{type(exc).__name__}: {exc}"
         done.set_exception(exc)
 
-    engine.start_load(settings.model or None, settings.allow_download, progress,
-                      device or load_device(settings)).add_done_callback(finished)
-    return Loading(engine, done, progress)
+    engine.start_load(settings.model or None, settings.allow_download, progress, plan.load_on,
+                      eager=plan.eager).add_done_callback(finished)
+    loading = Loading(engine, done, progress)
+    if plan.compile_on is not None:
+        loading.compile = KernelCompile(settings, plan.compile_on)
+    return loading
 
 
-def _load(engine: Engine, settings: Settings, bridge: bool) -> Loading:
-    """The settings' load; with `bridge`, on the CPU while the GPU's kernels compile the first time, where
-    cpu_bridge.bridge_wanted says so (the compile starts with `_move_when_compiled`)."""
-    from .cpu_bridge import KernelCompile, bridge_wanted
-
-    if bridge and bridge_wanted(settings):
-        loading = load_in_background(engine, settings, "cpu")
-        loading.compile = KernelCompile(settings)
-        return loading
-    return load_in_background(engine, settings)
+def begin(settings: Settings, min_queue: int = 0, role: Role = "tool") -> Loading:
+    """The engine for `settings` with its model's load and warm-up queued at once: the front imports its own
+    stack (pygls and lsprotocol, FastAPI: ~0.4 s) while the model loads. `role` (first_compile.plan_start):
+    "front" for the long-running fronts (while MLX compiles the first time they answer without it, and have it
+    compiled meanwhile: `wire`), "compile" for `laya-lsp warm-up`."""
+    return load_in_background(create_engine(settings, min_queue), settings, plan_start(settings, role))
 
 
-def begin(settings: Settings, min_queue: int = 0, bridge: bool = False) -> Loading:
-    """The engine for `settings` with its model's load and warm-up queued at once, for the long-running fronts:
-    the front imports its own stack (pygls and lsprotocol, FastAPI: ~0.4 s) while the model loads. `bridge`: a
-    front that can move its model to the GPU later (`wire` with `on_move`) may start it on the CPU while the GPU
-    compiles its kernels the first time (cpu_bridge.py)."""
-    return _load(create_engine(settings, min_queue), settings, bridge)
-
-
-def wire(settings: Callable[[], Settings], loading: Loading,
-         on_move: Callable[[Loading | None], None] | None = None) -> Orchestrator:
+def wire(settings: Callable[[], Settings], loading: Loading, on_move: OnMove | None = None) -> Orchestrator:
     """The orchestrator every front talks to, over the engine `loading` loads (requests wait for the load);
     `settings` is called for each request (the LSP's change with `didChangeConfiguration`). Where `loading`
-    answers from the CPU while the GPU compiles, the model moves to the GPU when that is done, and `on_move` gets
-    that load (to report it), or None if the compile failed (the model stays on the CPU)."""
+    has a first compile to run (first_compile.py), it starts, and when it is done the model moves to the GPU
+    (`on_move` gets that load, to report it; None if the compile failed) or runs compiled on the CPU."""
     from .orchestrator import Orchestrator
 
     orchestrator = Orchestrator(loading.engine, settings)
     orchestrator.loading(loading.done)
-    _move_when_compiled(orchestrator, loading, on_move)
+    _when_compiled(orchestrator, loading, on_move)
     return orchestrator
 
 
-def reload(orchestrator: Orchestrator, settings: Settings, on_move: Callable[[Loading | None], None] | None = None,
-           previous: Loading | None = None) -> Loading:
+def reload(orchestrator: Orchestrator, settings: Settings, on_move: OnMove | None = None) -> Loading:
     """Load the settings' model again (it changed) into the orchestrator's engine; requests wait for it. A front
-    that passes `on_move` may get it on the CPU while the GPU compiles (as `begin` with `bridge`); the compile of
-    the `previous` load, if one still runs, stops."""
-    if previous is not None and previous.compile is not None:
-        previous.compile.stop()
-    loading = _load(orchestrator.engine, settings, bridge=on_move is not None)
+    passes `on_move` (as to `wire`): its load may start without compiled code while it compiles."""
+    loading = load_in_background(orchestrator.engine, settings,
+                                 plan_start(settings, "front" if on_move is not None else "tool"))
     orchestrator.loading(loading.done)
-    _move_when_compiled(orchestrator, loading, on_move)
+    _when_compiled(orchestrator, loading, on_move)
     return loading
 
 
-def stop_compiles() -> None:
-    """End every GPU compile a load started (cpu_bridge.KernelCompile) that still runs: the front is exiting."""
-    from .cpu_bridge import KernelCompile
-
-    KernelCompile.stop_all()
-
-
-def _move_when_compiled(orchestrator: Orchestrator, loading: Loading,
-                        on_move: Callable[[Loading | None], None] | None) -> None:
-    """Start `loading`'s GPU compile, if it has one; when it succeeds (and the model is still the one it compiled
-    for) load the model again on the GPU, and hand that load to `on_move`."""
+def _when_compiled(orchestrator: Orchestrator, loading: Loading, on_move: OnMove | None) -> None:
+    """Start `loading`'s first compile, if it has one; when it is done (and the model and device asked for are
+    still the ones it compiled for): on the CPU, compiled code from then on; for the GPU, the model loaded again
+    there, that load handed to `on_move`. A failed compile: `on_move(None)` (the model stays as it is)."""
     compile = loading.compile
     if compile is None:
         return
 
-    def compiled(ok: bool) -> None:  # on the compile's thread
+    def done(ok: bool) -> None:  # on the compile's thread
         now = orchestrator.settings()
         asked = compile.settings
         if (now.model, now.allow_download, now.device) != (asked.model, asked.allow_download, asked.device):
-            return  # another model (or device) was asked for meanwhile: its own load decided where it runs
+            return  # another model (or device) was asked for meanwhile: its own load decided how it runs
         if not ok:
             if on_move is not None:
                 on_move(None)
-            return
-        moved = load_in_background(orchestrator.engine, now, "gpu")
-        orchestrator.loading(moved.done)
-        if on_move is not None:
-            on_move(moved)
+        elif compile.where == "cpu":
+            orchestrator.engine.compile_from_now()
+        else:
+            moved = load_in_background(orchestrator.engine, now, StartPlan("gpu"))
+            orchestrator.loading(moved.done)
+            if on_move is not None:
+                on_move(moved)
 
-    compile.start(compiled)
+    compile.start(done)
 
 
 def start(settings: Settings) -> Orchestrator:

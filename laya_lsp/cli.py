@@ -163,7 +163,7 @@ def serve(args: argparse.Namespace) -> int:
         return 2
     settings = _settings(args)
     # The model loads on the engine's worker from here on, while the LSP stack imports (~0.4 s).
-    loading = bootstrap.begin(settings, bridge=True)
+    loading = bootstrap.begin(settings, role="front")
     try:
         from .code_cache import generated_code_cached
 
@@ -176,7 +176,6 @@ def serve(args: argparse.Namespace) -> int:
         else:
             server.start_io()
     finally:
-        bootstrap.stop_compiles()
         loading.engine.shutdown()
     return server.exit_code
 
@@ -193,7 +192,7 @@ def http(args: argparse.Namespace) -> int:
     settings = _settings(args)
     # The model loads while FastAPI and uvicorn import; the scheduler holds at least every admitted request (a
     # full scheduler drops its oldest job).
-    loading = bootstrap.begin(settings, min_queue=args.max_in_flight + 1, bridge=True)
+    loading = bootstrap.begin(settings, min_queue=args.max_in_flight + 1, role="front")
     try:
         try:
             from .http.server import run_http
@@ -203,7 +202,6 @@ def http(args: argparse.Namespace) -> int:
             return 2
         return run_http(args, settings, loading)
     finally:
-        bootstrap.stop_compiles()
         loading.engine.shutdown()
 
 

@@ -10,12 +10,16 @@ outdated file only means compiling as before; the file is rewritten when much of
 """
 
 from __future__ import annotations
+import __future__
 
 import builtins
+import functools
 import hashlib
 import importlib.util
+import inspect
 import logging
 import marshal
+import operator
 import os
 import sys
 import tempfile
@@ -31,6 +35,8 @@ log = logging.getLogger(__name__)
 # Rewritten when more than this share of a start's scripts were not in the file (a first start, another attrs or
 # lsprotocol); a few misses every start are scripts that embed a per-process hash seed (attrs' own classes).
 REWRITE_SHARE = 0.1
+FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
+                                               for name in __future__.all_feature_names))
 
 
 @dataclass
@@ -102,6 +108,12 @@ def generated_code_cached(path: Path | None = None) -> Iterator[CodeCacheReport]
                        optimize: int = -1, **kw: Any) -> Any:
         if kw or not isinstance(source, str):  # (bytes: a module's file; keywords: private options)
             return real(source, filename, mode, flags, dont_inherit, optimize, **kw)
+        if not dont_inherit:  # the caller's __future__ features, which `compile` itself would inherit from it
+            here = inspect.currentframe()
+            caller = here.f_back if here is not None else None
+            if caller is not None:
+                flags |= caller.f_code.co_flags & FUTURE_FLAGS
+            dont_inherit = True
         key = _key(source, filename, mode, flags, dont_inherit, optimize)
         code = kept.get(key)
         if code is None:

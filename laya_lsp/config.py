@@ -67,7 +67,7 @@ class Settings:
     fixed_shapes: str = "auto"
     # Where the model runs: "gpu" where MLX has one, "cpu", or "auto": the GPU, but while it compiles its kernels
     # the first time (once per machine, MLX version and model shape) a small model answers from the CPU and moves
-    # to the GPU when they are ready (cpu_bridge.py).
+    # to the GPU when they are ready (first_compile.py).
     device: str = "auto"
     inline_max_lines: int = _SYNTAX.max_lines
     complete_in_comments: bool = _SYNTAX.complete_in_comments

@@ -59,7 +59,7 @@ def device_defaults(kind: DeviceKind, quantized: bool = False, stored_dtype: str
                               dequantize_share=0.25)
     keep = quantized or stored_dtype in ("float16", "bfloat16")
     # CUDA (Linux) preloads the BLAS too: its CPU answers while the GPU compiles its kernels the first time
-    # (cpu_bridge.py), on the reference BLAS MLX's CUDA wheel links otherwise (~5x slower there).
+    # (first_compile.py), on the reference BLAS MLX's CUDA wheel links otherwise (~5x slower there).
     return DeviceDefaults(kind, None if keep else "bfloat16", preload_blas=kind == "cuda" and platform == "linux",
                           fixed_shapes=True)
 
@@ -97,7 +97,7 @@ def installed_backend() -> DeviceKind | None:
 KERNEL_CACHE_ENV = "MLX_PTX_CACHE_DIR"
 
 
-def _mlx_version() -> str:
+def mlx_version() -> str:
     """The installed mlx distribution's version, from its .dist-info folder name (no import)."""
     spec = importlib.util.find_spec("mlx")
     for location in (spec.submodule_search_locations or []) if spec else []:
@@ -112,7 +112,7 @@ def kernel_cache_dir() -> Path:
     if os.environ.get(KERNEL_CACHE_ENV):
         return Path(os.environ[KERNEL_CACHE_ENV])
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "laya-lsp" / "mlx-kernels" / _mlx_version()
+    return base / "laya-lsp" / "mlx-kernels" / mlx_version()
 
 
 def kernel_cache_info() -> dict[str, Any]:
@@ -150,6 +150,17 @@ def use_device(where: Where) -> DeviceKind:
         raise ValueError("no GPU: MLX's installed backend runs on the CPU")
     mx.set_default_device(mx.gpu if where == "gpu" else mx.cpu)
     return mlx_device_kind()
+
+
+def use_compile(on: bool) -> None:
+    """Turn `mx.compile` on or off for the whole process (off: every compiled function runs eagerly, same results;
+    first_compile.py turns it off while MLX's first compile runs elsewhere)."""
+    import mlx.core as mx
+
+    if on:
+        mx.enable_compile()
+    else:
+        mx.disable_compile()
 
 
 def mlx_device_kind() -> DeviceKind:

@@ -19,8 +19,8 @@ from typing import Any
 
 from . import bootstrap
 from .config import Settings
-from .cpu_bridge import mark_compiled
 from .device import installed_backend, kernel_cache_info, mlx_device_kind
+from .first_compile import mark_compiled
 
 SAMPLE = ("def mean(values):\n    total = 0\n    for v in values:\n        total += v\n    return total / len(values)"
           "\n\n\ndef median(values):\n    ordered = sorted(values)\n    middle = len(ordered) // 2\n    return ")
@@ -40,7 +40,7 @@ def warm_up(settings: Settings, say: Callable[[str], None]) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     out: dict[str, Any] = {"device": mlx_device_kind(), "kernel_cache_before": _kernels()}
-    loading = bootstrap.begin(settings)
+    loading = bootstrap.begin(settings, role="compile")
     loading.progress.listen(lambda message, pct: say(f"[{pct:3d}%] {message} ({time.perf_counter() - t0:.1f} s)"))
     try:
         try:
@@ -60,8 +60,9 @@ def warm_up(settings: Settings, say: Callable[[str], None]) -> dict[str, Any]:
         loading.engine.shutdown()
     out["kernel_cache_after"] = _kernels()
     out["total_s"] = round(time.perf_counter() - t0, 2)
-    if out["device"] == "cuda" and info is not None:  # a server's CPU bridge (cpu_bridge.py) no longer needed
-        out["compiled_mark"] = str(mark_compiled(info.path, settings, out["total_s"]))
+    if info is not None and out["device"] in ("cpu", "cuda"):  # first_compile.py: later starts run compiled
+        mark = mark_compiled(info.path, settings, "cpu" if out["device"] == "cpu" else "gpu", out["total_s"])
+        out["compiled_mark"] = str(mark) if mark else None
     say(f"warmed up in {out['total_s']:.1f} s")
     return out
 

@@ -4,13 +4,19 @@ that cannot be written only means compiling as before. Checked through the real 
 `laya/stats` reports and the file holds, never by time."""
 
 from __future__ import annotations
+import __future__
 
+import builtins
 import marshal
+import types
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import SERVER_CMD
 from lspclient import LspClient, position_at
+
+from laya_lsp.code_cache import generated_code_cached
 
 URI = "file:///cache/first.py"
 TEXT = "def total(values):\n    result = 0\n    for v in values:\n        result += v\n    return "
@@ -61,3 +67,25 @@ async def test_a_cache_folder_that_cannot_be_written_only_means_compiling(tmp_pa
     blocked.write_text("the cache folder's parent is a file")
     items, report = await _start(blocked)
     assert items and report["hits"] == 0 and report["misses"] > 100 and not report["written"], report
+
+
+# A caller without `from __future__ import annotations` (this module has it): its compiled code must not get it.
+_HELPER = compile("def compile_here(src):\n    return compile(src, '<generated>', 'exec')\n", "<plain>", "exec",
+                  dont_inherit=True)
+compile_here = types.FunctionType(_HELPER.co_consts[0], {"__builtins__": builtins})
+SOURCE = "def f(x: int) -> None:\n    pass\n"
+ANNOTATIONS = __future__.annotations.compiler_flag
+
+
+@pytest.mark.parametrize("start", ["first", "second"])
+def test_cached_code_inherits_its_callers_future_features_as_compile_does(tmp_path: Path, start: str):
+    path = tmp_path / "code.marshal"
+    if start == "second":
+        with generated_code_cached(path):
+            compile_here(SOURCE)
+            compile(SOURCE, "<generated>", "exec")
+    with generated_code_cached(path) as report:
+        plain, future = compile_here(SOURCE), compile(SOURCE, "<generated>", "exec")
+    assert not plain.co_flags & ANNOTATIONS
+    assert future.co_flags & ANNOTATIONS  # (this module's own future import)
+    assert (report.hits, report.misses) == ((2, 0) if start == "second" else (0, 2))

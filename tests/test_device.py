@@ -9,7 +9,7 @@ import pytest
 from laya_lsp.device import DEVICE_KINDS, device_defaults, installed_backend, mlx_device_kind
 
 # (kind, quantized, stored dtype, platform) -> (weights cast to, a fast BLAS preloaded: on Linux CPUs, and with
-# CUDA, whose CPU answers while the GPU compiles its kernels the first time, cpu_bridge.py)
+# CUDA, whose CPU answers while the GPU compiles its kernels the first time, first_compile.py)
 CASES = [
     ("cpu", False, "bfloat16", "linux", "float32", True),
     ("cpu", False, "float32", "linux", "float32", True),

@@ -12,7 +12,7 @@ from typing import Any
 
 import mlx.core as mx
 
-from ..device import Where, device_defaults, mlx_device_kind, use_device
+from ..device import Where, device_defaults, mlx_device_kind, use_compile, use_device
 from .caches.context_window import fim_prompt
 from .caches.prompt_caches import CacheStore
 from .decoding.adapter import DecodeModel, Work, decode_model
@@ -53,6 +53,7 @@ class Engine:
         self.caches: CacheStore | None = None
         self.load_error: str | None = None
         self.device = ""  # where the loaded model runs (device.DeviceKind)
+        self.compiled = True  # whether its steps run `mx.compile`d (not while MLX's first compile runs elsewhere)
         self.warmed: WarmPlan | None = None  # what the loaded model was warmed up for (or is, when idle)
         self.drafts = DraftBook(self.settings.draft_tokens)  # acceptance per draft source, last answers
 
@@ -67,13 +68,16 @@ class Engine:
         return info
 
     def start_load(self, spec: str | None, allow_download: bool = False,
-                   progress: Progress | None = None, device: Where | None = None) -> Future[LoadedModel]:
+                   progress: Progress | None = None, device: Where | None = None,
+                   eager: bool = False) -> Future[LoadedModel]:
         """Queue a load on the worker now, without waiting: every job submitted after this call runs after the
         load (control calls go first), so it sees the new model or the load error, never no model at all. On
         the CPU, warm-up is left for when the worker is idle after the first answer (`_warm_model`). `device`
-        puts the model (and all the work after it) on the CPU or the GPU; None keeps MLX's default."""
+        puts the model (and all the work after it) on the CPU or the GPU; None keeps MLX's default. `eager`:
+        without `mx.compile` until `compile_from_now` (first_compile.py: while MLX's first compile runs elsewhere)."""
 
         def do_load() -> LoadedModel:
+            use_compile(not eager)
             try:
                 kind = use_device(device) if device is not None else mlx_device_kind()
             except ValueError as exc:  # no GPU
@@ -90,13 +94,21 @@ class Engine:
             self.scheduler.batch = self._batch
             self.caches = CacheStore(lm.model, int(self.settings.cache_budget_mb * 2**20))
             self.drafts = DraftBook(self.settings.draft_tokens)
-            self.device = kind
+            self.device, self.compiled = kind, not eager
             self.load_error = None
             if progress is not None:
                 progress("ready", 100)
             return lm
 
         return self.scheduler.call(do_load)
+
+    def compile_from_now(self) -> None:
+        """Run compiled code from the next job on (a load started `eager`; MLX's first compile is done)."""
+        def compile_on() -> None:
+            use_compile(True)
+            self.compiled = True
+
+        self.scheduler.call(compile_on)
 
     def finish_warm_up(self) -> None:
         """Run the warm-up (and token trie) left for idle moments now, and wait for it: for tools that time
@@ -162,7 +174,7 @@ class Engine:
         if lm is None:
             return None
         return ModelInfo(lm.name, lm.path, lm.n_params, lm.dtype, lm.fim.name, lm.fim.preferred_layout,
-                         lm.builder.repo_level, dict(lm.timings), self.device)
+                         lm.builder.repo_level, dict(lm.timings), self.device, self.compiled)
 
     def cancel(self, job: Job) -> None:
         """Cancel a job: a queued one is answered at once, a running one stops at its next check."""

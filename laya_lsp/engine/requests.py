@@ -115,3 +115,4 @@ class ModelInfo:
     repo_level: bool  # its FIM format has repository tokens: cross-file context can go before the prompt
     timings: dict[str, float] = field(default_factory=dict)
     device: str = ""  # where it runs: "cpu", "cuda" or "metal" (device.DeviceKind)
+    compiled: bool = True  # its steps run `mx.compile`d (false while MLX's first compile runs elsewhere)

@@ -39,7 +39,7 @@ def _report_load(load: Future) -> None:
 
 
 def _report_move(moved: bootstrap.Loading | None) -> None:
-    """The model moves to the GPU once its first compile is done (cpu_bridge.py): reported as any load; a failed
+    """The model moves to the GPU once its first compile is done (first_compile.py): reported as any load; a failed
     compile (None) is in the log already."""
     if moved is not None:
         moved.done.add_done_callback(_report_load)

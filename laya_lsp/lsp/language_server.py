@@ -215,21 +215,23 @@ class LayaServer(LanguageServer):
         if new.threads != old.threads:
             bootstrap.apply_threads(new)
         if (new.model, new.allow_download, new.device) != (old.model, old.allow_download, old.device):
-            self.loading = bootstrap.reload(self.orchestrator, new, on_move=self.moved, previous=self.loading)
+            self.loading = bootstrap.reload(self.orchestrator, new, on_move=self.moved)
             if self.client_ready:
                 asyncio.ensure_future(self.report_load(self.loading))
         return None
 
     def moved(self, loading: bootstrap.Loading | None) -> None:
-        """The model moves to the GPU now that its kernels are compiled (cpu_bridge.py; called on the compile's
-        thread): that load is reported like any other. None: the compile failed, the model stays on the CPU."""
+        """The model moves to the GPU now that its kernels are compiled (first_compile.py; called on the compile's
+        thread): that load is reported like any other. None: MLX's first compile failed, the model stays as it
+        is."""
         if loading is not None:
             self.loading = loading
         if not (self.client_ready and self.loop is not None):
             return  # `initialized` reports the latest load
         if loading is None:
-            self.loop.call_soon_threadsafe(self.show_warning, "compiling the GPU's kernels failed (the server's log "
-                                           "says why): the model stays on the CPU; `laya-lsp warm-up` retries")
+            self.loop.call_soon_threadsafe(self.show_warning, "MLX's first compile for this model failed (the "
+                                           "server's log says why): answers keep coming as they do now, on the CPU "
+                                           "and without compiled code; `laya-lsp warm-up` tries again")
         else:
             self.loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self.report_load(loading)))
 
