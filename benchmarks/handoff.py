@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -85,7 +86,8 @@ async def ask(client: ReplayClient, buf: Buffer, kind: str, word: int, last_id: 
         await asyncio.sleep(POLL_S)
     again, _ = await client.ask(buf, kind)
     second = await _record(client, buf.uri, (kind,), done["id"])
-    row.update(texts=trim(again), remote=bool(second and second["source"] == "handoff"), status=done["status"])
+    row.update(texts=trim(again), remote=bool(second and second["source"] == "handoff"), status=done["status"],
+               error=done.get("error"))
     return {**row, "last_id": second["id"] if second else done["id"]}
 
 
@@ -97,13 +99,16 @@ def compare(tasks: list[dict[str, Any]], answers: list[dict[str, Any]]) -> dict[
     return {"without": person_breakdown([first[0](a) for a in answers], truths, classes),
             "with": person_breakdown([first[1](a) for a in answers], truths, classes),
             "handed_off": sum(a["handed_off"] for a in answers), "remote_answers": sum(a["remote"] for a in answers),
-            "handoff_errors": sum(a.get("status") == "error" for a in answers)}
+            "handoff_errors": sum(a.get("status") == "error" for a in answers),
+            # why they failed, by the error's first words (an empty answer, a timeout, an HTTP error, ...)
+            "handoff_error_kinds": dict(Counter(" ".join(str(a.get("error")).split()[:4]) for a in answers
+                                                if a.get("status") == "error"))}
 
 
 def print_comparison(entry: dict[str, Any]) -> None:
     h = entry["handoff"]
     print(f"  hand-off: {h['handed_off']} of {len(entry['tasks'])} handed off, {h['remote_answers']} answered by the"
-          f" serving engine, {h['handoff_errors']} failed")
+          f" serving engine, {h['handoff_errors']} failed {h.get('handoff_error_kinds') or ''}")
     for label in ("without", "with"):
         m = h[label]
         print(f"  {label + ' the hand-off':<22} shown {m['shown']:.3f}  precision {m['precision']:.3f}"

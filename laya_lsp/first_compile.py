@@ -96,11 +96,26 @@ def _model_dir(settings: Settings) -> Path | None:
         return None  # the load itself reports it
 
 
+def _code_files() -> list[Path]:
+    """The code whose compiled graphs MLX builds: laya's decoding (the step, its CPU math) and mlx-lm's version
+    (its model code runs compiled too)."""
+    import importlib.util
+
+    files = sorted((Path(__file__).parent / "engine" / "decoding").glob("*.py"))
+    spec = importlib.util.find_spec("mlx_lm")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        files.append(Path(location) / "_version.py")
+    return [f for f in files if f.exists()]
+
+
 def compile_key(model_dir: Path, settings: Settings, where: Where) -> str:
-    """What a compile's code depends on besides the device and MLX version (its folder): the model's shape and
-    dtypes (its config.json) and, on a GPU (fixed shapes, a kernel set per padded size), the settings that decide
-    the step shapes."""
+    """What a compile's code depends on besides the device and MLX version (its folder): the code that builds the
+    graphs (`_code_files`: an update of laya or mlx-lm compiles again), the model's shape and dtypes (its
+    config.json) and, on a GPU (fixed shapes, a kernel set per padded size), the settings that decide the step
+    shapes."""
     h = hashlib.sha256((model_dir / "config.json").read_bytes())
+    for f in _code_files():
+        h.update(f.read_bytes())
     if where == "gpu":
         h.update(json.dumps({k: getattr(settings, k) for k in _SHAPE_SETTINGS}, sort_keys=True).encode())
     return h.hexdigest()[:16]

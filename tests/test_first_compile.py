@@ -188,6 +188,13 @@ def test_how_each_start_runs_while_nothing_is_compiled(tmp_path: Path, monkeypat
     assert plan_start(replace(auto, candidates=auto.candidates + 1), "front") == bridged, \
         "other step shapes (another candidates count) need their own GPU compile"
     assert plan_start(replace(auto, min_confidence=0.9), "front") == StartPlan("gpu"), "a setting without shapes"
+    real = first_compile._code_files()
+    assert any(f.name == "step.py" for f in real) and any(f.name == "_version.py" for f in real)
+    changed = tmp_path / "step.py"
+    changed.write_text(real[0].read_text() + "\n# an update\n")
+    monkeypatch.setattr(first_compile, "_code_files", lambda: [changed, *real[1:]])
+    assert plan_start(auto, "front") == StartPlan("cpu", eager=True, compile_on="gpu"), \
+        "an update of laya's decoding code kept the old compiles' marks"
     missing = replace(auto, model=str(tmp_path / "missing"))
     assert plan_start(missing, "front") == StartPlan("gpu"), "a model that does not load bridged (its load says why)"
 
