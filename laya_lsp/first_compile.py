@@ -121,20 +121,27 @@ def compile_key(model_dir: Path, settings: Settings, where: Where) -> str:
     return h.hexdigest()[:16]
 
 
+def _mark_file(settings: Settings, where: Where, model_dir: Path | None = None) -> Path | None:
+    """The file that marks a compile for `settings`' model on `where` done; None where nothing needs one (or the
+    model does not resolve: its load says why)."""
+    model_dir = model_dir or _model_dir(settings)
+    if not _compiles(where) or model_dir is None:
+        return None
+    return _marks(where) / f"{compile_key(model_dir, settings, where)}.json"
+
+
 def compiled(settings: Settings, where: Where, model_dir: Path | None = None) -> bool:
     """Whether a compile for `settings`' model on `where` is marked done (or nothing there needs one)."""
-    if not _compiles(where):
-        return True
-    model_dir = model_dir or _model_dir(settings)
-    return model_dir is None or (_marks(where) / f"{compile_key(model_dir, settings, where)}.json").exists()
+    mark = _mark_file(settings, where, model_dir)
+    return mark is None or mark.exists()
 
 
 def mark_compiled(model_dir: str, settings: Settings, where: Where, took_s: float) -> Path | None:
     """Record that the code a server of `settings` runs for the model in `model_dir` on `where` is compiled
     (`laya-lsp warm-up` does, as it ends); None where nothing is compiled (Metal, a CPU without g++)."""
-    if not _compiles(where):
+    path = _mark_file(settings, where, Path(model_dir))
+    if path is None:
         return None
-    path = _marks(where) / f"{compile_key(Path(model_dir), settings, where)}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps({"model": model_dir, "compiled_s": round(took_s, 1), "at": time.time()}))
@@ -195,13 +202,14 @@ class KernelCompile:
 
     def _wait(self, on_done: Callable[[bool], Any], lock: Path, other: int | None) -> None:
         t0 = time.perf_counter()
+        mark = _mark_file(self.settings, self.where)  # once: its key reads the model's config and laya's code
         if self.process is not None:
             self.process.wait()
             lock.unlink(missing_ok=True)
         else:
-            while _alive(other) and not compiled(self.settings, self.where):
+            while _alive(other) and not (mark is None or mark.exists()):
                 time.sleep(POLL_S)
-        ok = compiled(self.settings, self.where)
+        ok = mark is None or mark.exists()
         if ok:
             log.info("compiled for the %s in %.1f s", self.where.upper(), time.perf_counter() - t0)
         else:
