@@ -8,6 +8,10 @@ Sources (fetched beforehand, see training/README.md):
     shipping library sources), fetched with `apt-get download` into training/data/deb
   * C, C++ and Java from Debian source packages (debian_source_packages.txt), `apt-get source --download-only`
     into training/data/src
+  * `--installed SITE`: the Python distributions installed in a site-packages folder (the GPU machine's own
+    PyTorch, transformers, JAX, SciPy, ... need no transfer), their .py and C/C++ files, with the same licence,
+    quality, dedup and decontamination rules; the evaluation n-grams, the held-out near-dup seeds and the files the
+    main corpus already took from the same wheels come in one `--eval-pack` file made here (`--write-eval-pack`)
 Licences: a wheel's METADATA (License-Expression, License, classifiers), else its licence files; package.json's
 `license` for npm; Debian packages' DEP-5 debian/copyright, per file (the last stanza whose Files: pattern matches).
 Only MIT/BSD/Apache/PSF/ISC-style code is kept; copyleft, MPL and unknown are dropped.
@@ -494,12 +498,178 @@ def _work(doc: tuple[str, str, str, str, str, str]) -> tuple[tuple[str, str, str
     return doc, features(doc[4])
 
 
+# ----------------------------------------------------------------------------------------------- installed packages
+INSTALLED_SKIP = ("nvidia-", "cuda-", "jax-cuda", "cupy-cuda")  # NVIDIA's own licences, or CUDA's headers inside
+INSTALLED_DIST_CAP = 48 * 2**20  # bytes of one distribution (torch, transformers: tens of MB of unique source)
+FILE_NOT_PERMISSIVE = re.compile(r"(gnu (lesser |affero )?general public license|mozilla public license|"
+                                 r"proprietary and confidential|all rights reserved\.? *\n.{0,80}(nvidia|intel)|"
+                                 r"notice to licensee|nvidia corporation and its licensors retain)", re.IGNORECASE)
+
+
+def norm_name(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def installed_dists(site: Path) -> list:
+    import importlib.metadata as md
+    seen: dict[str, object] = {}
+    for d in md.distributions(path=[str(site)]):
+        name = d.metadata["Name"] or ""
+        if name and norm_name(name) not in seen:
+            seen[norm_name(name)] = d
+    return [seen[k] for k in sorted(seen)]
+
+
+def installed_files(dist, site: Path, taken: set[tuple[str, str]], manifest: list[dict]) -> Iterator[Doc]:
+    """One installed distribution's source files (.py, C, C++), when its licence is permissive: the documents
+    the main corpus took from the same package's wheel (`taken`, by path) are left out."""
+    name = norm_name(dist.metadata["Name"])
+    source = f"{name}=={dist.version}"
+    rels = [str(f) for f in dist.files or []]
+    lic_rels = [r for r in rels if ".dist-info/" in r and re.search(r"/(licen[cs]e|copying|notice)[^/]*$|/licenses/",
+                                                                     r, re.IGNORECASE)]
+    lic_texts = []
+    for r in lic_rels:
+        try:
+            lic_texts.append((site / r).read_text("utf-8", "replace"))
+        except OSError:
+            pass
+    ok, licence, evidence = classify(metadata_licence(dist.read_text("METADATA") or ""), lic_texts)
+    if name.startswith(INSTALLED_SKIP):
+        ok, evidence = False, "NVIDIA/CUDA distribution"
+    if any(b in name for b in BANNED_PACKAGES) or any(norm_name(h) == name for h in HELDOUT_PACKAGES):
+        ok, evidence = False, "held-out or banned name"
+    files: list[tuple[str, str]] = []
+    if ok:
+        for r in sorted(rels):
+            if Path(r).suffix not in EXT_LANG or ".dist-info/" in r or "__pycache__" in r or SKIP_DIRS.search(r) \
+                    or "/_vendor/" in r or "/vendored/" in r:
+                continue
+            if (name, r) in taken:
+                continue
+            try:
+                text = read_text((site / r).read_bytes())
+            except OSError:
+                continue
+            if text is not None:
+                files.append((r, text))
+        gen = generated_client(name, [t for r, t in files if r.endswith(".py")])
+        if gen:
+            ok, evidence = False, f"generated API client: {gen}"
+    manifest.append({"source": source, "kind": "installed", "license": licence, "evidence": evidence, "used": ok})
+    if not ok:
+        return
+    for r, text in files:
+        if FILE_NOT_PERMISSIVE.search(text[:4000]):
+            continue  # a vendored file under its own, non-permissive licence
+        yield source, licence, r, text
+
+
+def write_eval_pack(path: Path) -> None:
+    """What `--installed` needs to decontaminate and dedup on a machine without the corpus: the evaluation sets'
+    n-grams, the held-out packages' MinHash signatures, and the (package, path) of every wheel file in docs.jsonl."""
+    sets = [eval_set("humaneval", humaneval_texts(EVALS), 1),
+            eval_set("heldout-lines", heldout_texts(HELDOUT_JSONL), 1),
+            eval_set("examples", [p.read_text() for p in sorted(EXAMPLES.iterdir()) if p.is_file()], 1)]
+    assert sets[0].items and sets[1].items, "evaluation sets missing: nothing to decontaminate against"
+    near = NearDupIndex()
+    seeded = heldout_signatures(near)
+    assert seeded > 100, f"only {seeded} held-out files: download them first (training/README.md)"
+    taken = set()
+    with open(DATA / "docs.jsonl") as f:
+        for line in f:
+            d = json.loads(line)
+            if d["src"].endswith(".whl"):
+                taken.add(f"{norm_name(d['src'].split('-')[0])}\t{d['path']}")
+    np.savez_compressed(path, **{f"set_{s.name}": s.ngrams for s in sets},
+                        meta=np.frombuffer(json.dumps({s.name: [s.min_overlap, s.items] for s in sets}).encode(),
+                                           dtype=np.uint8),
+                        seeds=np.stack(near.sigs), taken=np.frombuffer("\n".join(sorted(taken)).encode(),
+                                                                       dtype=np.uint8))
+    print(json.dumps({"eval_pack": str(path), "seeded": seeded, "taken": len(taken),
+                      "ngrams": {s.name: len(s.ngrams) for s in sets}}))
+
+
+def installed_main(site: Path, pack: Path, out: Path, report: Path, workers: int, seed: int) -> None:
+    """--installed: the site's distributions -> one JSONL shard `out` (documents of a distribution together, the
+    distributions in a seeded random order) and `report` (manifest, drops, contaminated files)."""
+    z = np.load(pack)
+    meta = json.loads(bytes(z["meta"]).decode())
+    EVAL_SETS[:] = [EvalSet(n, z[f"set_{n}"], mo, items) for n, (mo, items) in meta.items()]
+    near = NearDupIndex()
+    for sig in z["seeds"]:
+        near.seen(sig)
+    taken = {tuple(t.split("\t", 1)) for t in bytes(z["taken"]).decode().splitlines()}
+    manifest: list[dict] = []
+    dists = installed_dists(site)
+    random.Random(seed).shuffle(dists)
+    dropped: Counter[str] = Counter()
+    per_source: dict[str, Counter[str]] = defaultdict(Counter)
+    lang_bytes: Counter[str] = Counter()
+    contaminated: list[dict] = []
+
+    def candidates() -> Iterator[tuple[str, str, str, str, str, str]]:
+        for d in dists:
+            size = 0
+            for src, lic, rel, text in installed_files(d, site, taken, manifest):
+                lang = language(src, rel)
+                if lang is None:
+                    continue
+                if size + len(text) > INSTALLED_DIST_CAP:
+                    dropped["source-cap"] += 1
+                    continue
+                size += len(text)
+                yield src, lic, rel, lang, text, src
+
+    exact: set[bytes] = set()
+    n_docs = 0
+    with open(out, "w") as f, multiprocessing.Pool(workers) as pool:
+        for (src, lic, rel, lang, text, _), (reason, key, overlaps, sig) in pool.imap(_work, candidates(), 16):
+            if not reason and key in exact:
+                reason = "exact-dup"
+            if reason:
+                dropped[reason] += 1
+                continue
+            exact.add(key)
+            hits = [(s.name, o) for s, o in zip(EVAL_SETS, overlaps) if o >= s.min_overlap]
+            if hits:
+                dropped["contaminated"] += 1
+                contaminated += [{"source": src, "path": rel, "set": n, "overlap": o} for n, o in hits]
+                continue
+            if near.seen(sig):
+                dropped["near-dup"] += 1
+                continue
+            f.write(json.dumps({"src": src, "path": rel, "lang": lang, "text": text}) + "\n")
+            n_docs += 1
+            lang_bytes[lang] += len(text.encode())
+            per_source[src]["files"] += 1
+            per_source[src]["bytes"] += len(text.encode())
+    for m in manifest:
+        m.update(per_source.get(m["source"], {"files": 0, "bytes": 0}))
+    summary = {"site": str(site), "documents": n_docs, "bytes": sum(lang_bytes.values()),
+               "bytes_by_language": dict(lang_bytes), "dropped": dict(dropped), "skipped_as_in_corpus": len(taken),
+               "eval_sets": {s.name: len(s.ngrams) for s in EVAL_SETS}, "heldout_seeds": len(z["seeds"]),
+               "contaminated": contaminated, "sources": manifest}
+    report.write_text(json.dumps(summary, indent=1))
+    print(json.dumps({k: v for k, v in summary.items() if k not in ("sources", "contaminated")}), flush=True)
+
+
 # ----------------------------------------------------------------------------------------------- main
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2, help="processes computing filters, hashes and signatures")
+    ap.add_argument("--write-eval-pack", metavar="NPZ", help="write what --installed needs (after a corpus run)")
+    ap.add_argument("--installed", metavar="SITE", help="corpus of a site-packages folder's distributions")
+    ap.add_argument("--eval-pack", metavar="NPZ", help="--installed: the file --write-eval-pack wrote")
+    ap.add_argument("--out", metavar="JSONL", help="--installed: the shard to write")
+    ap.add_argument("--report", metavar="JSON", help="--installed: manifest and drops")
     args = ap.parse_args()
+    if args.write_eval_pack:
+        return write_eval_pack(Path(args.write_eval_pack))
+    if args.installed:
+        return installed_main(Path(args.installed), Path(args.eval_pack), Path(args.out), Path(args.report),
+                              args.workers, args.seed)
     EVAL_SETS[:] = [eval_set("humaneval", humaneval_texts(EVALS), 1),
                     eval_set("heldout-lines", heldout_texts(HELDOUT_JSONL), 1),
                     eval_set("examples", [p.read_text() for p in sorted(EXAMPLES.iterdir()) if p.is_file()], 1)]

@@ -4,15 +4,19 @@
 # training scripts), tokenizer/, shard-NN.jsonl.bz2. Runs, token files and logs live in $WORK outside the checkout:
 # each call lays the checkout anew and removes what it does not carry (that killed the first runs of this recipe).
 #   bash code/gpu.sh start BUDGET_S WATCH_S "SHAPE LR WORKERS [INIT]" ...  # encode shards, start the runs detached
+#        with eval-pack.npz in the carried folder (corpus.py --write-eval-pack) it also builds shard-10 from the
+#        machine's own installed Python distributions (corpus.py --installed), detached; the runs take it when ready
 #        INIT: a checkpoint of the same shape, relative to the checkout (e.g. the shipped model) to continue from
 #   bash code/gpu.sh feed WATCH_S [TAG SHAPE...]    # encode newly arrived shards, watch; bring back TAG checkpoints
 #        (no TAG: the latest checkpoint of every run, smallest first: a machine lost between two calls then
 #        costs one call's training, not the whole sweep — run 5 lost both its runs that way)
 #   bash code/gpu.sh collect WAIT_S SHAPE...        # wait for the runs' final checkpoints, bring them back
 #   bash code/gpu.sh parts TAG SHAPE FROM [SHAPE FROM]...  # the parts a call could not bring back (next call)
-# Checkpoints come back under $OUT split into 15 MiB parts, at most MAX_PARTS (4) a call: a call brings back at most
-# 8 files of 16 MiB, 64 MiB in all, and logs.tgz is one of them. What did not fit is staged in $WORK/bring and the
-# call prints the `parts` command that brings the rest; then: cat SHAPE.TAG.part* > TAG.safetensors (sha256 printed).
+# Checkpoints come back under $OUT packed (ckpt_pack.py: bf16 byte planes, ~70 % of the size) and split into 15 MiB
+# parts, at most MAX_PARTS (4) a call: a call brings back at most 8 files of 16 MiB, 64 MiB in all, and logs.tgz is
+# one of them. What did not fit is staged in $WORK/bring and the call prints the `parts` command that brings the
+# rest; then: cat SHAPE.TAG.part* > TAG.lsz; python training/ckpt_pack.py unpack TAG.lsz TAG.safetensors (sha256
+# printed on both machines).
 # TRAIN_ARGS replaces the GPU defaults below (a CPU dry run: TRAIN_ARGS="--batch 2 --seq 128 --warmup 5").
 set -u
 CMD=$1; shift
@@ -20,6 +24,7 @@ WORK=${WORK:-/tmp/laya-train}
 MAX_PARTS=${MAX_PARTS:-4}
 PART_SIZE=${PART_SIZE:-15M}  # split -b; each file back must stay under 16 MiB
 TRAIN_ARGS=${TRAIN_ARGS:---batch 128 --seq 1024 --compile}
+EXTRA_ARGS=${EXTRA_ARGS:-}  # added to every run's arguments (e.g. --qat-bits 4)
 mkdir -p $WORK/tokens $WORK/logs
 
 encode_new() {  # text shards without token files yet -> $WORK/tokens (tokenizers uses every core)
@@ -31,7 +36,9 @@ encode_new() {  # text shards without token files yet -> $WORK/tokens (tokenizer
 }
 
 report() {  # the last validation and progress lines of each run
+  tail -c 400 $WORK/logs/installed.log 2>/dev/null; echo
   for f in $WORK/logs/*.log; do
+    [ "$f" = $WORK/logs/installed.log ] && continue
     [ -f "$f" ] || continue
     echo "== $f"; grep -E '"(val|decay|compile_failed|done)"' "$f" | tail -2; grep '"train"' "$f" | tail -1
     grep -E 'Error|error' "$f" | grep -v '"event"' | tail -2
@@ -51,7 +58,8 @@ stage() {  # stage TAG SHAPE: split the run's TAG (else latest) checkpoint into 
   rm -f "$WORK/bring/$n".*
   mkdir -p $WORK/bring
   cp "$WORK/runs/$n/$tag.safetensors" "$WORK/bring/$n.$tag.safetensors"  # a snapshot: latest moves on
-  split -b "$PART_SIZE" -d -a 2 "$WORK/bring/$n.$tag.safetensors" "$WORK/bring/$n.$tag.part"
+  python3 $WORK/code/ckpt_pack.py pack "$WORK/bring/$n.$tag.safetensors" "$WORK/bring/$n.$tag.lsz" >&2  # ~70 %
+  split -b "$PART_SIZE" -d -a 2 "$WORK/bring/$n.$tag.lsz" "$WORK/bring/$n.$tag.part"
   (cd $WORK/bring && sha256sum "$n.$tag.safetensors") | tee -a $WORK/logs/checkpoints.sha256 >&2
   echo "$tag"
 }
@@ -87,11 +95,19 @@ case "$CMD" in
     rm -rf $WORK/code $WORK/tokenizer
     cp -r code tokenizer $WORK/
     encode_new
+    if [ -f eval-pack.npz ] && [ ! -f $WORK/tokens/shard-10.meta.json ]; then  # the machine's own packages
+      cp eval-pack.npz $WORK/; mkdir -p $WORK/text
+      site=$(python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))')
+      (cd $WORK && PYTHONUNBUFFERED=1 setsid nohup bash -c "python3 code/corpus.py --installed $site \
+        --eval-pack eval-pack.npz --out text/shard-10.jsonl --report logs/installed.json --workers ${INSTALLED_WORKERS:-8} \
+        && python3 code/tokenizer.py encode --out tokenizer --shard text/shard-10.jsonl --tokens tokens" \
+        > $WORK/logs/installed.log 2>&1 < /dev/null &)
+    fi
     for spec in "$@"; do
       set -- $spec
       init=${4:+--init $(pwd)/../$4 --warmup 50}
       PYTHONUNBUFFERED=1 setsid nohup python3 $WORK/code/train.py --shape "$1" --lr "$2" --workers "$3" $init \
-        $TRAIN_ARGS --time-budget "$BUDGET" --decay-frac 0.3 --ckpt-every 120 \
+        $TRAIN_ARGS $EXTRA_ARGS --time-budget "$BUDGET" --decay-frac 0.3 --ckpt-every 120 \
         --data $WORK/tokens --tokenizer $WORK/tokenizer --out "$WORK/runs/$1" > "$WORK/logs/$1.log" 2>&1 < /dev/null &
     done
     watch_for "$WATCH" ;;

@@ -86,7 +86,10 @@ MAX_BYTES = 36_000_000  # a shard's cap: 64 MiB a call - the tracked tree (28.4 
 
 
 def open_shard(path: Path) -> IO[str]:
-    """A text shard for reading, bzip2 (`.jsonl.bz2`, what pack writes) or xz (`.jsonl.xz`)."""
+    """A text shard for reading, bzip2 (`.jsonl.bz2`, what pack writes), xz (`.jsonl.xz`) or plain (`.jsonl`, what
+    corpus.py --installed writes on the GPU machine)."""
+    if path.name.endswith(".jsonl"):
+        return open(path)
     return lzma.open(path, "rt") if path.name.endswith(".xz") else bz2.open(path, "rt")
 
 

@@ -50,6 +50,43 @@ SHAPES = {  # name: (hidden, layers, heads, kv_heads, intermediate)
 }
 
 
+PEAK_BF16 = 989.4e12  # H100/H200 SXM dense bf16 FLOP/s: the denominator of the logged `mfu`
+
+
+class FakeQuant(torch.nn.Module):
+    """Quantization-aware training: the weight as MLX's affine quantization (`mlx.core.quantize`, `bits` bits, groups
+    of `group` along the last axis, the group's edge value exact) will store it, with a straight-through gradient.
+    Trained through this, the weights lose little when the export quantizes them (mlx_lm convert -q)."""
+
+    def __init__(self, bits: int, group: int) -> None:
+        super().__init__()
+        self.n_bins, self.group = 2 ** bits - 1, group
+
+    def forward(self, w: torch.Tensor) -> torch.Tensor:
+        g = w.reshape(-1, self.group)
+        w_max, w_min = g.amax(-1, keepdim=True), g.amin(-1, keepdim=True)
+        mask = w_min.abs() > w_max.abs()
+        scales = ((w_max - w_min) / self.n_bins).clamp_min(1e-7)
+        scales = torch.where(mask, scales, -scales)
+        edge = torch.where(mask, w_min, w_max)
+        q0 = torch.round(edge / scales)
+        scales = torch.where(q0 != 0, edge / q0, scales)
+        biases = torch.where(q0 == 0, torch.zeros_like(edge), edge)
+        q = torch.clamp(torch.round((g - biases) / scales), 0, self.n_bins)
+        return w + ((q * scales + biases).reshape(w.shape) - w).detach()
+
+
+def quantize_aware(model: torch.nn.Module, bits: int, group: int) -> int:
+    """Every Linear and the (tied) embedding of `model` trained through FakeQuant; returns how many weights."""
+    from torch.nn.utils import parametrize
+    n = 0
+    for m in model.modules():
+        if isinstance(m, (torch.nn.Linear, torch.nn.Embedding)) and m.weight.shape[-1] % group == 0:
+            parametrize.register_parametrization(m, "weight", FakeQuant(bits, group))
+            n += 1
+    return n
+
+
 def llama_config(shape: str, vocab: int, seq: int) -> LlamaConfig:
     h, n, heads, kv, inter = SHAPES[shape]
     return LlamaConfig(vocab_size=vocab, hidden_size=h, num_hidden_layers=n, num_attention_heads=heads,
@@ -137,6 +174,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1337)
     ap.add_argument("--compile", action="store_true")
     ap.add_argument("--ckpt-every", type=float, default=120.0, help="seconds between checkpoints")
+    ap.add_argument("--qat-bits", type=int, default=0, help="quantization-aware training at the end (0 = off)")
+    ap.add_argument("--qat-group", type=int, default=64)
+    ap.add_argument("--qat-frac", type=float, default=0.15, help="last fraction of the time budget under QAT")
     args = ap.parse_args()
 
     torch.manual_seed(args.seed)
@@ -197,39 +237,59 @@ def main() -> None:
 
     def save(tag: str) -> None:
         from safetensors.torch import save_file
-        sd = {k: v.detach().to("cpu", torch.bfloat16).contiguous() for k, v in model.state_dict().items()
-              if k != "lm_head.weight"}  # tied to embed_tokens
+        sd = {k.replace(".parametrizations.weight.original", ".weight"): v.detach().to("cpu", torch.bfloat16)
+              .contiguous() for k, v in model.state_dict().items()  # the latent weights under QAT
+              if not k.startswith("lm_head.")}  # tied to embed_tokens
         save_file(sd, str(out / f"{tag}.tmp"))
         (out / f"{tag}.tmp").rename(out / f"{tag}.safetensors")  # whole or absent: gpu.sh copies it any time
         (out / "config.json").write_text(config.to_json_string())
 
+    h, n_layers = config.hidden_size, config.num_hidden_layers
+    flops_per_token = 6 * n_params + 12 * n_layers * h * args.seq  # weights (lm_head incl.) + attention, fwd+bwd
     sched = Schedule(args, t_start)
+    qat_on = False
     step, t_train, last_ckpt, tok_seen = 0, time.time(), time.time(), 0
+    last_emit = (time.time(), 0)  # (time, tokens) of the last train line: the recent rate excludes compiling
     while not sched.done(step):
         lr = sched.lr(step)
         if sched.decay_start == step:
             save("stable")  # the stable-phase weights: resume with --init for another decay
             emit(event="decay", step=step, decay_steps=sched.decay_steps)
+        if args.qat_bits and not qat_on and (time.time() - t_start >= args.time_budget * (1 - args.qat_frac)
+                                             or (args.steps and step >= args.steps * (1 - args.qat_frac))):
+            save("preqat")  # the weights before quantization-aware training
+            n_fq = quantize_aware(model, args.qat_bits, args.qat_group)
+            qat_on = True
+            if fwd is not model:
+                fwd = torch.compile(model)  # a fresh graph with the fake quantization in it
+            emit(event="qat", step=step, bits=args.qat_bits, group=args.qat_group, weights=n_fq,
+                 val_loss_quantized=round(evaluate(), 4))  # against the last val line: what 4 bits cost then
         for g in opt.param_groups:
             g["lr"] = lr
         batch = next(loader).to(dev, non_blocking=True)
+        opt.zero_grad(set_to_none=True)
         try:
             loss = loss_of(fwd, batch)
+            loss.backward()
         except Exception as e:  # torch.compile trouble on an unknown machine: fall back to eager, keep training
             if fwd is model:
                 raise
-            emit(event="compile_failed", error=repr(e)[:300])
+            emit(event="compile_failed", step=step, error=repr(e)[:300])
             fwd = model
+            opt.zero_grad(set_to_none=True)
             loss = loss_of(fwd, batch)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
+            loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         step += 1
         tok_seen += batch.numel()
         if step % 50 == 0 or step == 1:
-            emit(event="train", step=step, loss=round(loss.item(), 4), lr=round(lr, 6), tokens=tok_seen,
-                 tok_per_s=round(tok_seen / (time.time() - t_train)))
+            loss_v, now = loss.item(), time.time()  # .item() waits for the step: the rate is the GPU's
+            recent = (tok_seen - last_emit[1]) / max(1e-9, now - last_emit[0])
+            last_emit = (now, tok_seen)
+            emit(event="train", step=step, loss=round(loss_v, 4), lr=round(lr, 6), tokens=tok_seen,
+                 tok_per_s=round(tok_seen / (now - t_train)), tok_per_s_recent=round(recent),
+                 mfu=round(recent * flops_per_token / PEAK_BF16, 3))
         if step % 500 == 0:
             emit(event="val", step=step, val_loss=round(evaluate(), 4))
         if time.time() - last_ckpt > args.ckpt_every:
