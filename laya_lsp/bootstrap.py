@@ -38,9 +38,9 @@ MODEL_ENV = "LAYA_MODEL"
 
 
 def resolve_settings(settings_json: str | None = None, model: str | None = None, allow_download: bool = False,
-                     env: Mapping[str, str] = os.environ) -> Settings:
-    """The settings a command starts with: defaults < `LAYA_MODEL` < `--settings` JSON < `--model` and
-    `--allow-download`. Raises SettingsError naming the problem."""
+                     env: Mapping[str, str] = os.environ, pause_model: str | None = None) -> Settings:
+    """The settings a command starts with: defaults < `LAYA_MODEL` < `--settings` JSON < `--model`,
+    `--pause-model` and `--allow-download`. Raises SettingsError naming the problem."""
     from .config import Settings, SettingsError, parse_settings
 
     try:
@@ -50,6 +50,8 @@ def resolve_settings(settings_json: str | None = None, model: str | None = None,
     settings = parse_settings(raw, Settings(model=env.get(MODEL_ENV, "")))
     if model:
         settings = replace(settings, model=model)
+    if pause_model:
+        settings = replace(settings, pause=replace(settings.pause, model=pause_model))
     if allow_download:
         settings = replace(settings, allow_download=True)
     return settings
