@@ -187,6 +187,11 @@ class Engine:
         """The pause tier's model once loaded (None: none asked for, not loaded yet, or its load failed)."""
         return self._info(self.pause)
 
+    @property
+    def pause_error(self) -> str | None:
+        """Why the pause tier's model did not load (None: it did, or none was asked for)."""
+        return self.pause.load_error
+
     def pause_state(self) -> str:
         """The pause tier in a word: "none", "queued" (its load waits for an idle worker), "loaded" or "failed"."""
         p = self.pause
