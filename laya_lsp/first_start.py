@@ -52,7 +52,7 @@ def warm_up(settings: Settings, say: Callable[[str], None]) -> dict[str, Any]:
         loading.engine.finish_warm_up()  # the pause tier's load and warm-up too (idle work)
         info = loading.engine.model_info()
         pause = loading.engine.pause_info()
-        out["pause_model"] = pause.name if pause else loading.pause_note or loading.engine.pause_state()
+        out["pause_model"] = pause.name if pause else loading.pause_note or loading.engine.pause_state().value
         out["model"] = info.name if info else None
         out["load_ms"] = round(float(info.timings.get("load_ms", 0)), 1) if info else None
         out["warmup_ms"] = round(float(info.timings.get("warmup_ms", 0)), 1) if info else None

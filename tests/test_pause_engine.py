@@ -19,6 +19,7 @@ from laya_lsp.engine import (
     Engine,
     EngineSettings,
     ModelLoadError,
+    PauseState,
     Status,
     Tier,
 )
@@ -55,10 +56,11 @@ def test_the_pause_tier_answers_as_its_model_alone(pause_model: Path):
         paused = both.complete(CompletionRequest("a.py", TEXT, len(TEXT), tier=Tier.PAUSE)).future.result(60)
         keyed = both.complete(CompletionRequest("a.py", TEXT, len(TEXT))).future.result(60)
         assert paused.timings.status is Status.OK and paused.extra["tier"] == "pause"
-        assert _texts(paused) == _texts(reference.complete(CompletionRequest("a.py", TEXT, len(TEXT))).future.result(60))
+        own = reference.complete(CompletionRequest("a.py", TEXT, len(TEXT))).future.result(60)
+        assert _texts(paused) == _texts(own)
         assert _texts(keyed) == _texts(alone.complete(CompletionRequest("a.py", TEXT, len(TEXT))).future.result(60))
         info = both.pause_info()
-        assert info is not None and info.path == str(pause_model) and both.pause_state() == "loaded"
+        assert info is not None and info.path == str(pause_model) and both.pause_state() is PauseState.LOADED
         # A second pause request at the same text reuses the pause tier's own cache.
         again = both.complete(CompletionRequest("a.py", TEXT, len(TEXT), tier=Tier.PAUSE)).future.result(60)
         assert _texts(again) == _texts(paused) and again.timings.reused_tokens > 0
@@ -149,9 +151,9 @@ def test_a_pause_model_that_cannot_load_leaves_the_keystroke_model_answering(tmp
         assert result.timings.status is Status.ERROR and "does not exist" in (result.timings.error or "")
         with pytest.raises(ModelLoadError, match="does not exist"):
             failed.result(10)
-        assert engine.pause_state() == "failed" and engine.pause_info() is None
+        assert engine.pause_state() is PauseState.FAILED and engine.pause_info() is None
         assert engine.complete(CompletionRequest("a.py", TEXT, len(TEXT))).future.result(60).candidates
-        assert engine.start_pause_load(None).result(10) is None and engine.pause_state() == "none"
+        assert engine.start_pause_load(None).result(10) is None and engine.pause_state() is PauseState.NONE
     finally:
         engine.shutdown()
 
@@ -159,7 +161,7 @@ def test_a_pause_model_that_cannot_load_leaves_the_keystroke_model_answering(tmp
 def test_no_pause_tier_answers_pause_requests_with_an_error_and_nothing_else():
     engine = _engine(None)
     try:
-        assert engine.pause_state() == "none"
+        assert engine.pause_state() is PauseState.NONE
         result = engine.complete(CompletionRequest("a.py", TEXT, len(TEXT), tier=Tier.PAUSE)).future.result(60)
         assert result.timings.status is Status.ERROR and not result.candidates
     finally:

@@ -27,7 +27,7 @@ from .loading.weights import quantization_label
 from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
 from .scheduling.scheduler import Job
 from .scheduling.work import ModelUnavailable, ModelWork, WorkFailed, WorkResult
-from .tiers import Tier
+from .tiers import PauseState, Tier
 from .timings import Status, Timings
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "ModelWork",
     "NameSet",
     "NameSteer",
+    "PauseState",
     "Progress",
     "ScoreResult",
     "Status",

@@ -21,7 +21,7 @@ from .providers import CompileSwitch, PauseLoads, PendingLoad, Provider, stepped
 from .requests import CompletionRequest, EngineSettings, JobFailed, ModelInfo
 from .scheduling.scheduler import Job, Scheduler
 from .scheduling.work import ModelWork, work_job
-from .tiers import Tier
+from .tiers import PauseState, Tier
 from .timings import Meter, Status
 
 log = logging.getLogger(__name__)
@@ -192,11 +192,11 @@ class Engine:
         """Why the pause tier's model did not load (None: it did, or none was asked for)."""
         return self.pause.load_error
 
-    def pause_state(self) -> str:
-        """The pause tier in a word: "none", "queued" (its load waits for an idle worker), "loaded" or "failed"."""
+    def pause_state(self) -> PauseState:
+        """Where the pause tier stands: none asked for, its load queued for an idle worker, loaded, or failed."""
         p = self.pause
-        return ("failed" if p.load_error else "loaded" if p.ready else "queued" if p.asked is not None
-                else "none")
+        return (PauseState.FAILED if p.load_error else PauseState.LOADED if p.ready
+                else PauseState.QUEUED if p.asked is not None else PauseState.NONE)
 
     def shutdown(self) -> None:
         """Stop the worker (cancelling running work) and wait for it, so MLX is idle at exit."""

@@ -16,3 +16,12 @@ class Tier(TextEnum):
 
     KEYSTROKE = "keystroke"
     PAUSE = "pause"
+
+
+class PauseState(TextEnum):
+    """Where the pause tier stands (Engine.pause_state)."""
+
+    NONE = "none"  # no pause-tier model asked for
+    QUEUED = "queued"  # its load waits for an idle worker (or the first pause-tier job)
+    LOADED = "loaded"
+    FAILED = "failed"  # its load failed (Engine.pause_error says why)

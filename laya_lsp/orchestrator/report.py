@@ -41,7 +41,7 @@ async def engine_report(engine: Engine, book: StatsBook, cache_budget_bytes: int
         model = {k: v for k, v in asdict(info).items() if k not in ("timings", "repo_level")}
         model.update(info.timings)
     pause_info = engine.pause_info()
-    pause_model: Any = "off" if pause_off else engine.pause_state()
+    pause_model: Any = "off" if pause_off else engine.pause_state().value
     if pause_info is not None:
         pause_model = {k: v for k, v in asdict(pause_info).items() if k not in ("timings", "repo_level")}
     out: dict[str, Any] = {
