@@ -148,6 +148,9 @@ class PauseTier(LatencyStrategy):
             entry.job = self.engine.complete(request)
             try:
                 result = await wait_job(self.engine, entry.job, Caller(), cancel=True)
+            except asyncio.CancelledError:  # a keystroke or a close: the job is cancelled, its record booked as it ends
+                self.records.when_done(entry.job, ask.doc_id, Kind.PAUSE, Source.PAUSE, plan.reason)
+                raise
             except Exception as exc:  # noqa: BLE001 - the keystroke answer stands; booked as the error it was
                 log.warning("pause tier failed, the keystroke answer stands: %s", exc)
                 self.records.failed(ask.doc_id, Kind.PAUSE, plan.reason, exc, own=True)
