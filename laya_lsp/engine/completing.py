@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mlx.core as mx
 
@@ -19,14 +19,11 @@ from .decoding.names import deferred_steering
 from .decoding.stop import LineStop, Verdict
 from .loading.model import LoadedModel
 from .loading.tokenizer import token_ends, whole_characters
-from .providers import Provider
+from .providers import EngineParts, Provider
 from .requests import Candidate, CompletionRequest, CompletionResult
 from .scheduling.scheduler import Job
 from .tiers import Tier
 from .timings import ENDED, Meter, Status
-
-if TYPE_CHECKING:
-    from .facade import Engine
 
 
 def ms_since(t0: float) -> float:
@@ -36,7 +33,7 @@ def ms_since(t0: float) -> float:
 class CompletionSteps:
     """The steps of the engine's completion and warm-up jobs (on the worker)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: EngineParts) -> None:
         self.engine = engine
 
     def provider(self, req: CompletionRequest) -> Provider | None:

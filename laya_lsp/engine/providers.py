@@ -10,17 +10,16 @@ import logging
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..device import device_defaults, mlx_device_kind, use_compile
-from .caches.prompt_caches import CacheStore
+from .caches.prompt_caches import CacheBudget, CacheStore
 from .decoding.adapter import DecodeModel, decode_model
 from .decoding.draft import DraftBook
 from .loading.model import LoadedModel, ModelLoadError, WarmPlan, load_model, warm_pieces, warm_up
+from .requests import EngineSettings, ModelInfo
+from .scheduling.scheduler import Scheduler
 from .tiers import Tier
-
-if TYPE_CHECKING:
-    from .facade import Engine
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +62,23 @@ class Provider:
         self.warmed = None
 
 
+class EngineParts(Protocol):
+    """What of the engine (facade.py) its tiers' helpers use: its settings, worker, budget and providers."""
+
+    settings: EngineSettings
+    scheduler: Scheduler
+    budget: CacheBudget
+    keystroke: Provider
+    pause: Provider
+    tiers: dict[Tier, Provider]
+    pause_loads: PauseLoads
+
+    @property
+    def compiled(self) -> bool: ...
+
+    def pause_info(self) -> ModelInfo | None: ...
+
+
 def stepped_with(enter: Callable[[], None], leave: Callable[[], None],
                  steps: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
     """`steps` (a step coroutine), with `enter()` before and `leave()` after each time it runs: the pause tier's
@@ -94,7 +110,7 @@ class CompileSwitch:
     """A context in which `mx.compile` is off if `eager`, else as the keystroke tier runs it (the switch is
     process-wide: the keystroke tier's state is restored on leaving)."""
 
-    def __init__(self, engine: Engine, eager: bool) -> None:
+    def __init__(self, engine: EngineParts, eager: bool) -> None:
         self.engine = engine
         self.eager = eager
         self.switch = eager != (not engine.compiled)
@@ -117,7 +133,7 @@ class PauseLoads:
     job runs only when no keystroke job waits). Its steps run uncompiled while its first compile is not marked
     done (`eager`), so a cold machine never builds the pause model's compiled code in front of a keystroke."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: EngineParts) -> None:
         self.engine = engine
 
     @property
