@@ -186,7 +186,7 @@ def pause_spec(settings: Settings) -> tuple[str | None, str]:
         return asked, ""
     if (PAUSE_MODEL_DIR / "config.json").exists():
         return str(PAUSE_MODEL_DIR), ""
-    return None, f"none (no embedded pause model in {PAUSE_MODEL_DIR})"
+    return None, "none (no embedded pause model is shipped with this install)"
 
 
 def pause_dir(settings: Settings) -> Path | None:
