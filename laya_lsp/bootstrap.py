@@ -7,7 +7,8 @@ calibration and the benchmarks all start here:
 - BLAS: MLX's CPU backend on the BLAS blas.py chooses (BLIS, else OpenBLAS) before MLX is used, and the
   `threads` setting;
 - `begin`: the engine for those settings with its model's load queued on the engine's worker at once, so that
-  a front's own imports run while the model loads; a future that requests wait on;
+  a front's own imports run while the model loads; a future that requests wait on; and the pause tier's model
+  (`pause.model`: the embedded one where shipped) asked for, to load when the worker is first idle (`load_pause`);
 - `wire`: the orchestrator over that engine, what every front talks to (`start` for one-shot tools).
 """
 
@@ -20,11 +21,12 @@ import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .blas import set_blas_threads
 from .device import prepare_mlx
-from .first_compile import KernelCompile, Role, StartPlan, plan_start
+from .first_compile import KernelCompile, Role, StartPlan, compiled, load_device, plan_start
 
 if TYPE_CHECKING:  # (imported where used: MLX must not load before the BLAS set-up)
 
@@ -38,9 +40,9 @@ MODEL_ENV = "LAYA_MODEL"
 
 
 def resolve_settings(settings_json: str | None = None, model: str | None = None, allow_download: bool = False,
-                     env: Mapping[str, str] = os.environ) -> Settings:
-    """The settings a command starts with: defaults < `LAYA_MODEL` < `--settings` JSON < `--model` and
-    `--allow-download`. Raises SettingsError naming the problem."""
+                     env: Mapping[str, str] = os.environ, pause_model: str | None = None) -> Settings:
+    """The settings a command starts with: defaults < `LAYA_MODEL` < `--settings` JSON < `--model`,
+    `--pause-model` and `--allow-download`. Raises SettingsError naming the problem."""
     from .config import Settings, SettingsError, parse_settings
 
     try:
@@ -50,6 +52,8 @@ def resolve_settings(settings_json: str | None = None, model: str | None = None,
     settings = parse_settings(raw, Settings(model=env.get(MODEL_ENV, "")))
     if model:
         settings = replace(settings, model=model)
+    if pause_model:
+        settings = replace(settings, pause=replace(settings.pause, model=pause_model))
     if allow_download:
         settings = replace(settings, allow_download=True)
     return settings
@@ -120,6 +124,10 @@ class Loading:
     progress: LoadProgress
     # MLX's first compile for this load's model, run while it answers without it (first_compile.py); None otherwise.
     compile: KernelCompile | None = None
+    # The pause tier's load: resolves to its ModelInfo, None (no pause tier: `pause_note` says why) or the load's
+    # ModelLoadError (a missing directory is found at once, before the worker is asked).
+    pause: Future | None = None
+    pause_note: str = ""
 
 
 # What a front is handed when its model moves to the GPU after the first compile (None: the compile failed).
@@ -150,16 +158,69 @@ def load_in_background(engine: Engine, settings: Settings, plan: StartPlan | Non
                       eager=plan.eager).add_done_callback(finished)
     loading = Loading(engine, done, progress)
     if plan.compile_on is not None:
-        loading.compile = KernelCompile(settings, plan.compile_on)
+        loading.compile = KernelCompile(settings, plan.compile_on, pause_dir(settings))
     return loading
 
 
 def begin(settings: Settings, min_queue: int = 0, role: Role = "tool") -> Loading:
     """The engine for `settings` with its model's load and warm-up queued at once: the front imports its own
-    stack (pygls and lsprotocol, FastAPI: ~0.4 s) while the model loads. `role` (first_compile.plan_start):
-    "front" for the long-running fronts (while MLX compiles the first time they answer without it, and have it
-    compiled meanwhile: `wire`), "compile" for `laya-lsp warm-up`."""
-    return load_in_background(create_engine(settings, min_queue), settings, plan_start(settings, role))
+    stack (pygls and lsprotocol, FastAPI: ~0.4 s) while the model loads; then the pause tier's model asked for
+    (`load_pause`). `role` (first_compile.plan_start): "front" for the long-running fronts (while MLX compiles
+    the first time they answer without it, and have it compiled meanwhile: `wire`), "compile" for
+    `laya-lsp warm-up`."""
+    plan = plan_start(settings, role, pause_dir(settings))
+    loading = load_in_background(create_engine(settings, min_queue), settings, plan)
+    loading.pause, loading.pause_note = load_pause(loading.engine, settings, compiling=role == "compile")
+    return loading
+
+
+def pause_spec(settings: Settings) -> tuple[str | None, str]:
+    """The pause tier's model for `settings` (a directory or repo id) and, when there is none, why."""
+    from .config import PAUSE_OFF
+    from .engine import PAUSE_MODEL_DIR
+
+    asked = settings.pause.model
+    if asked == PAUSE_OFF:
+        return None, "off"
+    if asked:
+        return asked, ""
+    if (PAUSE_MODEL_DIR / "config.json").exists():
+        return str(PAUSE_MODEL_DIR), ""
+    return None, "none (no embedded pause model is shipped with this install)"
+
+
+def pause_dir(settings: Settings) -> Path | None:
+    """The pause tier's model directory, None when there is none or it does not resolve (its load says why)."""
+    from .engine import ModelLoadError, resolve_model
+
+    spec, _why = pause_spec(settings)
+    try:
+        return resolve_model(spec, settings.allow_download) if spec else None
+    except ModelLoadError:
+        return None
+
+
+def load_pause(engine: Engine, settings: Settings, compiling: bool = False) -> tuple[Future, str]:
+    """Ask `engine` for the settings' pause-tier model (none: the one loaded is dropped): it loads when the worker
+    is first idle. On a CPU whose MLX has not compiled its code for that model yet (first_compile.py) it runs
+    uncompiled until `_when_compiled` turns compilation on (`compiling`: this is that compile, `laya-lsp
+    warm-up`). Returns the load's future and, for no pause tier, why."""
+    from .engine import ModelLoadError, resolve_model
+
+    spec, why = pause_spec(settings)
+    if spec is None:
+        log.info("pause tier: %s", why)
+        return engine.start_pause_load(None), why
+    try:
+        path = resolve_model(spec, settings.allow_download)
+    except ModelLoadError as exc:  # a missing directory (or repo) is said at once; the keystroke model serves on
+        log.error("pause-tier model not loaded: %s", exc)
+        engine.start_pause_load(None)
+        failed: Future = Future()
+        failed.set_exception(exc)
+        return failed, ""
+    eager = not compiling and load_device(settings) == "cpu" and not compiled(settings, "cpu", path)
+    return engine.start_pause_load(str(path), settings.allow_download, eager), ""
 
 
 def wire(settings: Callable[[], Settings], loading: Loading, on_move: OnMove | None = None) -> Orchestrator:
@@ -203,6 +264,8 @@ def _when_compiled(orchestrator: Orchestrator, loading: Loading, on_move: OnMove
                 on_move(None)
         elif compile.where == "cpu":
             orchestrator.engine.compile_from_now()
+            if compiled(now, "cpu", pause_dir(now)):  # the compile covered the pause model too (first_start.py)
+                orchestrator.engine.compile_pause_from_now()
         else:
             moved = load_in_background(orchestrator.engine, now, StartPlan("gpu"))
             orchestrator.loading(moved.done)

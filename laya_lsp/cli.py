@@ -33,6 +33,9 @@ def is_loopback(host: str) -> bool:
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help=f"mlx-lm model directory or Hugging Face repo id (default: {MODEL_ENV}, "
                    "else the embedded model)")
+    p.add_argument("--pause-model", metavar="MODEL",
+                   help="the pause tier's model: a directory or Hugging Face repo id, or 'off' (default: the "
+                   "embedded pause model where it is shipped)")
     p.add_argument("--allow-download", action="store_true",
                    help="let a Hugging Face repo id be downloaded (default: offline, local cache only)")
     p.add_argument("--settings", metavar="JSON", help="laya settings as a JSON object, e.g. '{\"candidates\": 3}'")
@@ -108,7 +111,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     from .config import SettingsError
 
     try:
-        return resolve_settings(args.settings, args.model, args.allow_download)
+        return resolve_settings(args.settings, args.model, args.allow_download, pause_model=args.pause_model)
     except SettingsError as exc:
         usage_error(str(exc))
 

@@ -40,6 +40,28 @@ class FallbackSettings:
     context_chars: int = 10000
 
 
+# `pause.minConfidence` below 0: the pause model's own calibrated threshold (confidence.json, by its weights'
+# fingerprint), else the `minConfidence` default.
+PAUSE_OWN_THRESHOLD = -1.0
+PAUSE_OFF = "off"
+
+
+@dataclass
+class PauseSettings:
+    """The pause tier: a larger local model that answers where the keystroke model's answer is unsure, in the
+    same response (orchestrator/latency/pause_tier.py)."""
+
+    # "" = the embedded pause model (laya_lsp/models/pause/) where it is shipped, else none; "off" = none; else an
+    # mlx-lm model directory or Hugging Face repo id, as `model`.
+    model: str = ""
+    # Its answer is cut at this calibrated confidence (under its own calibration); below 0 (the default): its
+    # calibration's threshold, else the `minConfidence` default.
+    min_confidence: float = PAUSE_OWN_THRESHOLD
+    # How long a request whose keystroke answer is unsure waits for the pause tier's; later, the keystroke answer
+    # stands (the pause tier's is kept for the next request at that text).
+    deadline_ms: int = 600
+
+
 _ENGINE = EngineSettings()  # each default is written once: the engine's and the syntax layer's knobs own theirs
 _SYNTAX = SyntaxSettings()
 
@@ -97,6 +119,7 @@ class Settings:
     decision_tokens: int = DEFAULT_DECISION_TOKENS
     decision_threshold: float = DEFAULT_THRESHOLD
     fallback: FallbackSettings = field(default_factory=FallbackSettings)
+    pause: PauseSettings = field(default_factory=PauseSettings)
 
     def syntax(self) -> SyntaxSettings:
         """What the syntax layer needs: where to complete and how many lines a block may have."""
@@ -144,7 +167,16 @@ LIMITS: dict[str, tuple[float, float]] = {
     "timeout_ms": (1, 600000),
     "deadline_ms": (1, 600000),
     "context_chars": (200, 1000000),
+    "pause.min_confidence": (-1.0, 1.0),
+    "pause.deadline_ms": (0, 60000),
 }
+# Settings whose limits are their group's own (a nested group's key before the bare field name).
+GROUPS = ("fallback", "pause")
+
+
+def limits_of(group: str, name: str) -> tuple[float, float] | None:
+    """The limits of setting `name` of `group` ("" for the top level, "fallback", "pause"), None without any."""
+    return LIMITS.get(f"{group}.{name}") or LIMITS.get(name)
 
 
 # String settings that take one of a few values.
@@ -167,7 +199,7 @@ def _camel(name: str) -> str:
 
 def _converter() -> cattrs.Converter:
     conv = cattrs.Converter(forbid_extra_keys=True)
-    for cls in (FallbackSettings, Settings):  # nested class first: the outer hook captures its hook
+    for cls in (FallbackSettings, PauseSettings, Settings):  # nested classes first: the outer hook captures theirs
         overrides: dict[str, Any] = {f.name: override(rename=_camel(f.name)) for f in fields(cls)}
         conv.register_structure_hook(
             cls, make_dict_structure_fn(cls, conv, _cattrs_forbid_extra_keys=True, **overrides)
@@ -176,6 +208,9 @@ def _converter() -> cattrs.Converter:
 
 
 _CONVERTER = _converter()
+
+
+_NESTED: dict[str, type] = {"fallback": FallbackSettings, "pause": PauseSettings}  # the groups, in GROUPS' order
 
 
 class SettingsError(ValueError):
@@ -201,12 +236,13 @@ def parse_settings(raw: Any, base: Settings | None = None) -> Settings:
         raw = raw["laya"]
     raw = _accept_snake_case(raw)
     _check_known(raw, Settings, "laya.")
-    if isinstance(raw.get("fallback"), dict):
-        _check_known(raw["fallback"], FallbackSettings, "laya.fallback.")
+    for group, cls in _NESTED.items():
+        if isinstance(raw.get(group), dict):
+            _check_known(raw[group], cls, f"laya.{group}.")
     merged = _unstructure(base)
     for k, v in raw.items():
-        if k == "fallback" and isinstance(v, dict):
-            merged["fallback"] = {**merged["fallback"], **v}
+        if k in _NESTED and isinstance(v, dict):
+            merged[k] = {**merged[k], **v}
         else:
             merged[k] = v
     try:
@@ -218,6 +254,7 @@ def parse_settings(raw: Any, base: Settings | None = None) -> Settings:
         raise SettingsError(str(exc)) from None
     _check_types_and_limits(merged, settings, "laya.")
     _check_types_and_limits(merged["fallback"], settings.fallback, "laya.fallback.")
+    _check_types_and_limits(merged["pause"], settings.pause, "laya.pause.")
     return settings
 
 
@@ -231,7 +268,8 @@ def _check_known(raw: dict[str, Any], cls: type, where: str) -> None:
             raise SettingsError(f"unknown setting {where}{key}{hint}")
 
 
-def _check_types_and_limits(raw: dict[str, Any], s: Settings | FallbackSettings, where: str) -> None:
+def _check_types_and_limits(raw: dict[str, Any], s: Settings | FallbackSettings | PauseSettings, where: str) -> None:
+    group = where.removeprefix("laya.").rstrip(".")
     for f in fields(s):
         v = raw.get(_camel(f.name))
         key = where + _camel(f.name)
@@ -244,8 +282,9 @@ def _check_types_and_limits(raw: dict[str, Any], s: Settings | FallbackSettings,
             raise SettingsError(f"{key} must be a string, got {v!r}")
         if f.name in CHOICES and v not in CHOICES[f.name]:
             raise SettingsError(f"{key} must be one of {', '.join(CHOICES[f.name])}, got {v!r}")
-        if f.name in LIMITS:
-            lo, hi = LIMITS[f.name]
+        bounds = limits_of(group, f.name)
+        if bounds is not None:
+            lo, hi = bounds
             value = getattr(s, f.name)
             if not lo <= value <= hi:
                 raise SettingsError(f"{key} must be between {lo:g} and {hi:g}, got {value!r}")
@@ -263,6 +302,8 @@ def settings_json(s: Settings) -> str:
 
 
 def documented_keys() -> list[str]:
-    keys = [_camel(f.name) for f in fields(Settings) if f.name != "fallback"]
-    keys += ["fallback." + _camel(f.name) for f in fields(FallbackSettings)]
+    """Every setting's key as the README's table names it: the top level, then each group's (dotted)."""
+    keys = [_camel(f.name) for f in fields(Settings) if f.name not in _NESTED]
+    for group, cls in _NESTED.items():
+        keys += [f"{group}." + _camel(f.name) for f in fields(cls)]
     return keys

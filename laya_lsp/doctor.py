@@ -36,8 +36,6 @@ def collect(settings: Settings) -> dict[str, Any]:
     import mlx.core as mx
     import psutil
 
-    from .engine import ModelLoadError, hub_snapshot, model_name, quantization_label, resolve_model
-
     vm = psutil.virtual_memory()
     info: dict[str, Any] = {
         "laya_lsp": __import__("laya_lsp").__version__,
@@ -62,27 +60,39 @@ def collect(settings: Settings) -> dict[str, Any]:
         "memory_available_gb": round(vm.available / 2**30, 1),
         "matmul_512_fp32_ms": round(_matmul_ms(), 2),
     }
-    try:
-        path = resolve_model(settings.model or None, settings.allow_download)
-        cfg = json.loads((path / "config.json").read_text())
-        snapshot = hub_snapshot(path)
-        info["model"] = {
-            "spec": settings.model or "(embedded default)",
-            "name": model_name(settings.model or None, path, cfg),
-            "path": str(path),
-            # A Hugging Face cache entry: which repo and which snapshot (the revision refs/main points to).
-            **({"repo": snapshot[0], "snapshot": snapshot[1]} if snapshot else {}),
-            "model_type": cfg.get("model_type"),
-            "hidden_size": cfg.get("hidden_size"),
-            "layers": cfg.get("num_hidden_layers"),
-            "vocab_size": cfg.get("vocab_size"),
-            "quantization": quantization_label(cfg) if cfg.get("quantization") or cfg.get("quantization_config")
-            else "none",
-            "weights_mb": round(sum(p.stat().st_size for p in path.glob("*.safetensors")) / 2**20, 1),
-        }
-    except ModelLoadError as exc:
-        info["model"] = {"spec": settings.model or "(embedded default)", "error": str(exc)}
+    info["model"] = _model(settings.model or None, "(embedded default)", settings.allow_download)
+    from .bootstrap import pause_spec
+
+    spec, why = pause_spec(settings)  # the pause tier's model: which, or "off" / "none (...)"
+    info["pause_model"] = _model(spec, "", settings.allow_download) if spec else {"spec": why}
     return info
+
+
+def _model(spec: str | None, default: str, allow_download: bool) -> dict[str, Any]:
+    """What the model `spec` resolves to (its config's shape, quantization, weights), or the error that says why
+    it would not load."""
+    from .engine import ModelLoadError, hub_snapshot, model_name, quantization_label, resolve_model
+
+    try:
+        path = resolve_model(spec, allow_download)
+        cfg = json.loads((path / "config.json").read_text())
+    except (ModelLoadError, OSError, ValueError) as exc:
+        return {"spec": spec or default, "error": str(exc)}
+    snapshot = hub_snapshot(path)
+    return {
+        "spec": spec or default,
+        "name": model_name(spec, path, cfg),
+        "path": str(path),
+        # A Hugging Face cache entry: which repo and which snapshot (the revision refs/main points to).
+        **({"repo": snapshot[0], "snapshot": snapshot[1]} if snapshot else {}),
+        "model_type": cfg.get("model_type"),
+        "hidden_size": cfg.get("hidden_size"),
+        "layers": cfg.get("num_hidden_layers"),
+        "vocab_size": cfg.get("vocab_size"),
+        "quantization": quantization_label(cfg) if cfg.get("quantization") or cfg.get("quantization_config")
+        else "none",
+        "weights_mb": round(sum(p.stat().st_size for p in path.glob("*.safetensors")) / 2**20, 1),
+    }
 
 
 def run_doctor(args: argparse.Namespace, settings: Settings) -> int:

@@ -149,9 +149,11 @@ def mark_compiled(model_dir: str, settings: Settings, where: Where, took_s: floa
     return path
 
 
-def plan_start(settings: Settings, role: Role) -> StartPlan:
+def plan_start(settings: Settings, role: Role, pause_dir: Path | None = None) -> StartPlan:
     """How a start of `role` loads: "front" (LSP, HTTP: may bridge and compile in the background), "tool" (a
-    one-shot command: eager while nothing is compiled), "compile" (`laya-lsp warm-up`: compiles now)."""
+    one-shot command: eager while nothing is compiled), "compile" (`laya-lsp warm-up`: compiles now). A front
+    whose pause-tier model (`pause_dir`) is not compiled on the CPU compiles too (the pause tier runs uncompiled
+    meanwhile: bootstrap.load_pause), even where the keystroke model's code is."""
     where = load_device(settings)
     if role == "compile":
         return StartPlan(where)
@@ -163,7 +165,8 @@ def plan_start(settings: Settings, role: Role) -> StartPlan:
             return StartPlan("cpu", eager=not compiled(settings, "cpu", model_dir), compile_on="gpu")
         return StartPlan("gpu")
     cold = not compiled(settings, "cpu", model_dir)
-    return StartPlan("cpu", eager=cold, compile_on="cpu" if cold and role == "front" else None)
+    pause_cold = pause_dir is not None and not compiled(settings, "cpu", pause_dir)
+    return StartPlan("cpu", eager=cold, compile_on="cpu" if (cold or pause_cold) and role == "front" else None)
 
 
 class KernelCompile:
@@ -171,10 +174,13 @@ class KernelCompile:
     of its own) when the compile is marked done (ok) or its process ended without marking it. One compile per
     device folder at a time on a machine: a start that finds another process compiling waits for its mark."""
 
-    def __init__(self, settings: Settings, where: Where) -> None:
+    def __init__(self, settings: Settings, where: Where, pause_dir: Path | None = None) -> None:
         self.settings = settings
         self.where = where
         self.process: subprocess.Popen[bytes] | None = None
+        # The pause tier's model's mark, where its compile is not done (the compile covers it: first_start.py).
+        pause_mark = _mark_file(settings, where, pause_dir) if pause_dir is not None else None
+        self.pause_mark = pause_mark if pause_mark is not None and not pause_mark.exists() else None
 
     def command(self) -> list[str]:
         from .config import settings_json
@@ -202,14 +208,15 @@ class KernelCompile:
 
     def _wait(self, on_done: Callable[[bool], Any], lock: Path, other: int | None) -> None:
         t0 = time.perf_counter()
-        mark = _mark_file(self.settings, self.where)  # once: its key reads the model's config and laya's code
+        # once: a mark's key reads the model's config and laya's code; the pause tier's too, where it is cold
+        marks = [m for m in (_mark_file(self.settings, self.where), self.pause_mark) if m is not None]
         if self.process is not None:
             self.process.wait()
             lock.unlink(missing_ok=True)
         else:
-            while _alive(other) and not (mark is None or mark.exists()):
+            while _alive(other) and not all(m.exists() for m in marks):
                 time.sleep(POLL_S)
-        ok = mark is None or mark.exists()
+        ok = all(m.exists() for m in marks)
         if ok:
             log.info("compiled for the %s in %.1f s", self.where.upper(), time.perf_counter() - t0)
         else:

@@ -1,6 +1,7 @@
 """`laya-lsp warm-up` (and `laya-lsp doctor --warm-up`): the first start, before any editor waits for it.
 
-Loads the model as a server does (with its device's warm-up plan: on a GPU every step shape with fixed caches),
+Loads the model as a server does (with its device's warm-up plan: on a GPU every step shape with fixed caches;
+the pause tier's model too, warmed up the same way and marked compiled beside it),
 then asks what a server's first requests ask (a completion in a document, a decision with a text context,
 a structured value), printing each step as it goes. On a GPU this is where MLX compiles its kernels; they are
 kept in the kernel cache (`device.kernel_cache_dir`), so a server started afterwards finds them compiled. On a
@@ -19,7 +20,7 @@ from typing import Any
 
 from . import bootstrap
 from .config import Settings
-from .device import installed_backend, kernel_cache_info, mlx_device_kind
+from .device import Where, installed_backend, kernel_cache_info, mlx_device_kind
 from .first_compile import mark_compiled
 
 SAMPLE = ("def mean(values):\n    total = 0\n    for v in values:\n        total += v\n    return total / len(values)"
@@ -48,8 +49,10 @@ def warm_up(settings: Settings, say: Callable[[str], None]) -> dict[str, Any]:
         except ModelLoadError as exc:
             out["error"] = str(exc)
             return out
-        loading.engine.finish_warm_up()
+        loading.engine.finish_warm_up()  # the pause tier's load and warm-up too (idle work)
         info = loading.engine.model_info()
+        pause = loading.engine.pause_info()
+        out["pause_model"] = pause.name if pause else loading.pause_note or loading.engine.pause_state().value
         out["model"] = info.name if info else None
         out["load_ms"] = round(float(info.timings.get("load_ms", 0)), 1) if info else None
         out["warmup_ms"] = round(float(info.timings.get("warmup_ms", 0)), 1) if info else None
@@ -61,8 +64,12 @@ def warm_up(settings: Settings, say: Callable[[str], None]) -> dict[str, Any]:
     out["kernel_cache_after"] = _kernels()
     out["total_s"] = round(time.perf_counter() - t0, 2)
     if info is not None and out["device"] in ("cpu", "cuda"):  # first_compile.py: later starts run compiled
-        mark = mark_compiled(info.path, settings, "cpu" if out["device"] == "cpu" else "gpu", out["total_s"])
+        where: Where = "cpu" if out["device"] == "cpu" else "gpu"
+        mark = mark_compiled(info.path, settings, where, out["total_s"])
         out["compiled_mark"] = str(mark) if mark else None
+        if pause is not None:  # its steps ran compiled here too (warm-up pieces, and any pause-tier answer)
+            mark = mark_compiled(pause.path, settings, where, out["total_s"])
+            out["pause_compiled_mark"] = str(mark) if mark else None
     say(f"warmed up in {out['total_s']:.1f} s")
     return out
 

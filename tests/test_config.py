@@ -18,7 +18,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from laya_lsp.bootstrap import MODEL_ENV, resolve_settings
-from laya_lsp.config import Settings, SettingsError, documented_keys, parse_settings
+from laya_lsp.config import GROUPS, Settings, SettingsError, documented_keys, parse_settings
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 
@@ -76,9 +76,10 @@ def _readme_defaults() -> dict[str, Any]:
 def _defaults() -> dict[str, Any]:
     """Every setting's default as config.py has it, under the README's (dotted camelCase) keys."""
     s = Settings()
-    values = [getattr(s, f.name) for f in fields(s) if f.name != "fallback"]
-    values += [getattr(s.fallback, f.name) for f in fields(s.fallback)]
-    keys = documented_keys()  # in the same order: the settings' fields, then fallback's
+    values = [getattr(s, f.name) for f in fields(s) if f.name not in GROUPS]
+    for group in GROUPS:
+        values += [getattr(getattr(s, group), f.name) for f in fields(getattr(s, group))]
+    keys = documented_keys()  # in the same order: the settings' fields, then each group's
     assert len(keys) == len(values)
     return dict(zip(keys, values, strict=True))
 

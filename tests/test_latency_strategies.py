@@ -12,7 +12,17 @@ from dataclasses import replace
 from typing import Any
 
 from laya_lsp.config import FallbackSettings, Settings
-from laya_lsp.engine import Candidate, CompletionRequest, CompletionResult, Job, ModelInfo, Status, Timings
+from laya_lsp.engine import (
+    Candidate,
+    CompletionRequest,
+    CompletionResult,
+    Job,
+    ModelInfo,
+    PauseState,
+    Status,
+    Tier,
+    Timings,
+)
 from laya_lsp.orchestrator import Completion, CompletionFlow, Suggestion
 from laya_lsp.orchestrator.answers import Cleaned, clean
 from laya_lsp.orchestrator.latency import (
@@ -47,6 +57,7 @@ class FakeEngine:
         self.closed: list[str] = []
         self.info: ModelInfo | None = INFO
         self.load_error: str | None = None
+        self.pause: ModelInfo | None = None  # a pause tier (its requests come with tier=Tier.PAUSE)
 
     def _job(self, req: CompletionRequest) -> Job:
         job = Job(req.doc_id, run=lambda _job: None, background=req.background)
@@ -66,6 +77,12 @@ class FakeEngine:
 
     def model_info(self) -> ModelInfo | None:
         return self.info
+
+    def pause_info(self) -> ModelInfo | None:
+        return self.pause
+
+    def pause_state(self) -> PauseState:
+        return PauseState.LOADED if self.pause is not None else PauseState.NONE
 
     def cancel(self, job: Job) -> None:
         job.cancel()
@@ -383,8 +400,8 @@ async def test_closing_a_document_drops_what_every_strategy_held():
     flow.warm("main", doc, 5)  # waits for the model being loaded
     await asyncio.sleep(0)
     held = {type(s).__name__: s.held() for s in flow.strategies}
-    assert held == {"HandOff": set(), "TypedThrough": {"main"}, "Speculation": {"main"}, "SharedJob": {"main"},
-                    "FirstLineFirst": set(), "WiderLater": set(), "WarmUp": {"main"}}, held
+    assert held == {"HandOff": set(), "PauseTier": set(), "TypedThrough": {"main"}, "Speculation": {"main"},
+                    "SharedJob": {"main"}, "FirstLineFirst": set(), "WiderLater": set(), "WarmUp": {"main"}}, held
     assert flow.tracked() == 1
     flow.closed("main")
     assert flow.tracked() == 0 and all(not s.held() for s in flow.strategies)
@@ -434,3 +451,86 @@ async def test_a_sure_answer_is_not_handed_off():
     answer = await flow.complete("main", doc, len(text), "completion")
     assert answer is not None and answer.suggestions and not answer.unsure
     assert flow.strategies[0].held() == set()
+
+
+# -- the pause tier ---------------------------------------------------------------------------------------------
+PAUSE_INFO = ModelInfo("pause-fake", "", 0, "float32", "starcoder", "psm", repo_level=False)
+UNSURE_TEXT = "def main():\n    value = "
+
+
+def _pause_flow(pause_reply: Callable[[CompletionRequest], list[str] | None], **settings: Any) -> tuple[
+        CompletionFlow, FakeEngine, Records]:
+    """A flow whose keystroke model answers "1" (never calibrated: sure) and whose pause tier `pause_reply`s."""
+    def reply(req: CompletionRequest) -> list[str] | None:
+        return pause_reply(req) if req.tier is Tier.PAUSE else ["1"]
+
+    engine = FakeEngine(reply)
+    engine.pause = PAUSE_INFO
+    records = Records(StatsBook())
+    s = {"speculative": False, "warm_up": False, "first_line_first": False, "wider_candidates": 0, **settings}
+    return CompletionFlow(engine, _settings(**s), ModelGate(engine, records), records), engine, records  # type: ignore[arg-type]
+
+
+async def test_an_unsure_keystroke_answer_is_answered_by_the_pause_tier_in_the_same_response():
+    # "[" fails the syntax checks: the keystroke answer is blank, so unsure.
+    flow, engine, records = _pause_flow(lambda _r: ["total(values)"])
+    engine.reply = lambda r: ["total(values)"] if r.tier is Tier.PAUSE else ["]"]
+    doc = SyntaxDocument(UNSURE_TEXT, "python", "file:///u.py")
+    answer = await flow.complete("u", doc, len(UNSURE_TEXT), Kind.INLINE, version=1)
+    assert answer is not None and [x.text for x in answer.suggestions] == ["total(values)"]
+    assert answer.stats.source is Source.PAUSE and answer.stats.extra["tier"] == "pause"
+    assert [r.tier for r in engine.requests] == [Tier.KEYSTROKE, Tier.PAUSE]
+    assert engine.requests[1].background
+    runs = [r for r in records.book.recent() if r.kind is Kind.PAUSE]
+    assert len(runs) == 1 and runs[0].source is Source.PAUSE  # the run's own record (its engine cost)
+    # The next request at the same text is answered from it at once, no model run.
+    again = await flow.complete("u", doc, len(UNSURE_TEXT), Kind.INLINE, version=1)
+    assert again is not None and [x.text for x in again.suggestions] == ["total(values)"]
+    assert again.stats.source is Source.PAUSE and len(engine.requests) == 2
+
+
+async def test_a_sure_keystroke_answer_never_runs_the_pause_tier():
+    flow, engine, _records = _pause_flow(lambda _r: ["total(values)"])
+    doc = SyntaxDocument(UNSURE_TEXT, "python", "file:///s.py")
+    answer = await flow.complete("s", doc, len(UNSURE_TEXT), Kind.INLINE, version=1)
+    assert answer is not None and [x.text for x in answer.suggestions] == ["1"]
+    assert answer.stats.source is Source.MODEL and [r.tier for r in engine.requests] == [Tier.KEYSTROKE]
+
+
+async def test_past_its_deadline_the_keystroke_answer_stands_and_the_late_answer_serves_the_next_request():
+    flow, engine, _records = _pause_flow(lambda _r: None, pause=replace(Settings().pause, deadline_ms=20))
+    engine.reply = lambda r: None if r.tier is Tier.PAUSE else ["]"]
+    doc = SyntaxDocument(UNSURE_TEXT, "python", "file:///l.py")
+    answer = await flow.complete("l", doc, len(UNSURE_TEXT), Kind.INLINE, version=1)
+    assert answer is not None and answer.suggestions == [] and answer.stats.extra["pause"] == "late"
+    finish(engine.jobs[-1], "total(values)")  # the pause tier answers late
+    await asyncio.sleep(0.05)
+    again = await flow.complete("l", doc, len(UNSURE_TEXT), Kind.INLINE, version=1)
+    assert again is not None and [x.text for x in again.suggestions] == ["total(values)"]
+
+
+async def test_a_keystroke_cancels_the_pause_run_and_its_answer_never_reaches_the_new_version():
+    flow, engine, _records = _pause_flow(lambda _r: None)
+    engine.reply = lambda r: None if r.tier is Tier.PAUSE else ["]"]
+    doc = SyntaxDocument(UNSURE_TEXT, "python", "file:///c.py")
+    asked = asyncio.ensure_future(flow.complete("c", doc, len(UNSURE_TEXT), Kind.INLINE, version=1))
+    await asyncio.sleep(0.05)
+    pause_job = engine.jobs[-1]
+    flow.changed("c")  # the user typed on
+    assert pause_job.token.cancelled
+    await asyncio.sleep(0)
+    answer = await asyncio.wait_for(asyncio.shield(asked), 5)
+    assert answer is not None and answer.stats.source is Source.MODEL and answer.stats.extra["pause"] == "cancelled"
+    typed = doc.with_text(UNSURE_TEXT + "x")
+    again = await flow.complete("c", typed, len(typed.text), Kind.INLINE, version=2)
+    assert again is not None and again.stats.source is not Source.PAUSE
+
+
+async def test_no_pause_tier_gives_todays_answer():
+    flow, engine, _records = _pause_flow(lambda _r: ["total(values)"])
+    engine.pause = None
+    engine.reply = lambda r: ["]"]
+    doc = SyntaxDocument(UNSURE_TEXT, "python", "file:///n.py")
+    answer = await flow.complete("n", doc, len(UNSURE_TEXT), Kind.INLINE, version=1)
+    assert answer is not None and answer.suggestions == [] and answer.stats.source is Source.MODEL
+    assert [r.tier for r in engine.requests] == [Tier.KEYSTROKE] and "pause" not in answer.stats.extra

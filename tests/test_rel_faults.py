@@ -144,7 +144,7 @@ def _fail():
         raise RuntimeError("injected fault inside generation")
 
 
-PATCHES = {"laya_lsp.engine.facade": lambda module: wrap(module, "complete_steps", _fail)}
+PATCHES = {"laya_lsp.engine.completing": lambda module: wrap(module, "complete_steps", _fail)}
 '''
 
 

@@ -16,6 +16,7 @@ from .facade import Engine
 from .loading.fim import FimFormat, format_named, format_names, text_prompt
 from .loading.model import (
     DEFAULT_MODEL_DIR,
+    PAUSE_MODEL_DIR,
     ModelLoadError,
     Progress,
     hub_snapshot,
@@ -26,10 +27,12 @@ from .loading.weights import quantization_label
 from .requests import Candidate, CompletionRequest, CompletionResult, EngineSettings, JobFailed, ModelInfo
 from .scheduling.scheduler import Job
 from .scheduling.work import ModelUnavailable, ModelWork, WorkFailed, WorkResult
+from .tiers import PauseState, Tier
 from .timings import Status, Timings
 
 __all__ = [
     "DEFAULT_MODEL_DIR",
+    "PAUSE_MODEL_DIR",
     "CancelToken",
     "Cancelled",
     "Candidate",
@@ -46,9 +49,11 @@ __all__ = [
     "ModelWork",
     "NameSet",
     "NameSteer",
+    "PauseState",
     "Progress",
     "ScoreResult",
     "Status",
+    "Tier",
     "Timings",
     "WorkFailed",
     "WorkResult",

@@ -10,6 +10,7 @@ from typing import Any
 from .decoding.draft import MAX_DRAFT
 from .decoding.names import NameSteer
 from .loading.model import WarmPlan
+from .tiers import Tier
 from .timings import Timings
 
 
@@ -72,6 +73,8 @@ class CompletionRequest:
     # Where an answer's text closes a bracket opened before it (its index, -1: none), strings and comments aside
     # (syntax/answer_brackets.py, safe off the request's thread); None: every bracket character counts.
     outer_close: Callable[[str], int] | None = None
+    # Which model answers (tiers.py): the pause tier's jobs are background jobs (any keystroke job goes first).
+    tier: Tier = Tier.KEYSTROKE
 
 
 @dataclass

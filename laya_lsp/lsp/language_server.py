@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -43,6 +44,8 @@ class LayaServer(LanguageServer):
         self.orchestrator = bootstrap.wire(lambda: self.settings, loading, on_move=self.moved)
         self.engine = self.orchestrator.engine
         self.loading = loading  # the latest model load (reported as $/progress once the client is initialized)
+        # the pause tier's latest load and, for none, why (bootstrap.load_pause; reported once initialized)
+        self.pause_load: tuple[Future, str] = (loading.pause or _no_pause(), loading.pause_note)
         self.client_ready = False
         self.stop_serving = threading.Event()
         self.tcp_listener: asyncio.Server | None = None
@@ -191,6 +194,21 @@ class LayaServer(LanguageServer):
         if token is not None:
             self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=end))
 
+    async def report_pause(self, load: Future, note: str) -> None:
+        """The pause tier's load (bootstrap.load_pause) in the client's log when it is done, or, if it failed, to
+        the user: completions keep coming from the keystroke model alone."""
+        if note:
+            self.log_info(f"pause tier: {note}")
+            return
+        try:
+            info = await asyncio.shield(asyncio.wrap_future(load))
+        except Exception as exc:  # noqa: BLE001 - ModelLoadError or worse: the user's to see, the server serves on
+            self.show_error(f"pause-tier model not loaded: {exc} (completions come from the keystroke model alone)")
+            return
+        if info is not None and load is self.pause_load[0]:
+            self.log_info(f"pause-tier model {info.name} ({info.params / 1e6:.1f}M params, {info.dtype}) loaded"
+                          + ("" if info.compiled else "; it runs uncompiled until MLX's first compile is done"))
+
     def _progress_reporter(self, token: str) -> Callable[[str, int], None]:
         """A load's progress callback (called on the engine's worker) that reports to `token` from the loop."""
         loop = asyncio.get_running_loop()
@@ -218,6 +236,10 @@ class LayaServer(LanguageServer):
             self.loading = bootstrap.reload(self.orchestrator, new, on_move=self.moved)
             if self.client_ready:
                 asyncio.ensure_future(self.report_load(self.loading))
+        if (new.pause.model, new.allow_download, new.device) != (old.pause.model, old.allow_download, old.device):
+            self.pause_load = bootstrap.load_pause(self.engine, new)
+            if self.client_ready:
+                asyncio.ensure_future(self.report_pause(*self.pause_load))
         return None
 
     def moved(self, loading: bootstrap.Loading | None) -> None:
@@ -234,6 +256,12 @@ class LayaServer(LanguageServer):
                                            "and without compiled code; `laya-lsp warm-up` tries again")
         else:
             self.loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self.report_load(loading)))
+
+
+def _no_pause() -> Future:
+    done: Future = Future()
+    done.set_result(None)
+    return done
 
 
 class _FlushingWriter:

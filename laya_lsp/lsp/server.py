@@ -53,6 +53,7 @@ def _register_lifecycle(server: LayaServer) -> None:
         ls.client_ready = True
         ls.loop = asyncio.get_running_loop()
         asyncio.ensure_future(ls.report_load(ls.loading))
+        asyncio.ensure_future(ls.report_pause(*ls.pause_load))
         # glibc keeps freed pages of short-lived buffers; trimming lets RSS follow what the server uses.
         ls.heap_task = asyncio.ensure_future(release_free_heap_periodically())
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-from ..config import Settings
+from ..config import PAUSE_OFF, Settings
 from ..engine import Engine, Status
 from .answers import Completion, Suggestion
 from .completion_flow import CompletionFlow
@@ -73,4 +73,5 @@ class Orchestrator:
         sizes are not waited for: the last snapshot is reported."""
         budget = int(self.settings().cache_budget_mb * 2**20)
         wait = 0.0 if self.gate.busy else cache_wait_s
-        return await engine_report(self.engine, self.book, budget, recent, reset, self._last_report, wait)
+        off = self.settings().pause.model == PAUSE_OFF
+        return await engine_report(self.engine, self.book, budget, recent, reset, self._last_report, wait, off)

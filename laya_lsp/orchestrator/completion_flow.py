@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..config import Settings
-from ..engine import CompletionRequest, CompletionResult, Engine, Status
+from ..engine import CompletionRequest, CompletionResult, Engine, Status, Tier
 from ..syntax import CompletionPlan, SyntaxDocument, answer_brackets, plan_completion
 from .answers import Cleaned, Completion, clean
 from .confidence import Calibration, calibration_for
@@ -26,6 +26,8 @@ from .latency import (
     FirstLineFirst,
     HandOff,
     LatencyStrategy,
+    Opinion,
+    PauseTier,
     SharedJob,
     Speculation,
     Ticket,
@@ -67,9 +69,12 @@ class CompletionFlow:
         # way, and a keystroke that follows supersedes it, keeping what it prefilled); closing forgets them.
         self._asked: set[str] = set()
         # Asked in this order: a remembered answer beats sharing a running job, which beats a new run; a
-        # serving engine's answer for this very text beats the local one shown there.
+        # serving engine's answer for this very text beats the local one shown there, and the pause tier's (asked
+        # first, where the keystroke answer is unsure: the serving engine is asked only where it is unsure too).
+        self.pause = PauseTier(settings, engine, records, self.request_for, typed, background.spawn)
         self.strategies: list[LatencyStrategy] = [
             HandOff(settings, records, background, typed, self._context, self._calibration),
+            self.pause,
             typed,
             speculation,
             SharedJob(settings),
@@ -168,6 +173,8 @@ class CompletionFlow:
             answer = await self._answer(attempt, ticket, current, caller)
             if answer is None:
                 return None
+            if answer.stats.source is Source.PAUSE:
+                ticket.block = False  # the pause tier's answer is whole: no keystroke block follows it
             if answer.suggestions and ask.remember and ask in self._asking:
                 for strategy in self.strategies:
                     strategy.answered(attempt, answer, ticket)
@@ -217,24 +224,52 @@ class CompletionFlow:
                 return Completion([], st, ticket.plan, failure=f"completion failed: {st.error}")
             if not current():
                 return None
-            booked = True
             if result.timings.status is not Status.OK:
+                booked = True
                 st = self.records.answered(ask.doc_id, ask.kind, Source.NONE, result, reason, own=own)
                 return Completion([], st, ticket.plan, result)
-            return self._finish(ask, ticket, result, own)
+            cleaned = self._cleaned_run(ask, ticket, result)
+            opinion = await self._second_opinion(ask, cleaned)
+            if not current():
+                return None
+            booked = True
+            return self._finish(ask, ticket, result, own, cleaned, opinion)
         finally:
             if own and not booked:
                 self.records.when_done(ticket.job, ask.doc_id, ask.kind, Source.MODEL, reason)
 
-    def _finish(self, ask: Ask, ticket: Ticket, result: CompletionResult, own: bool) -> Completion:
-        """Clean raw candidates against the document and book the request."""
-        if ticket.typed:  # a shared running job: keep what the user typed through, trimmed
+    def _cleaned_run(self, ask: Ask, ticket: Ticket, result: CompletionResult) -> Cleaned:
+        """The run's raw candidates cleaned against the document (what the user typed through a shared running
+        job trimmed off first)."""
+        if ticket.typed:
             result = replace(result, candidates=typed_along(result.candidates, ticket.typed))
-        cleaned = self._cleaned(ask.doc, ask.offset, ticket.plan, result)
+        return self._cleaned(ask.doc, ask.offset, ticket.plan, result)
+
+    async def _second_opinion(self, ask: Ask, cleaned: Cleaned) -> Opinion | None:
+        """Another answer where the run's is unsure, from the first strategy that has one (the pause tier)."""
+        for strategy in self.strategies:
+            opinion = await strategy.second_opinion(ask, cleaned)
+            if opinion is not None:
+                return opinion
+        return None
+
+    def _finish(self, ask: Ask, ticket: Ticket, result: CompletionResult, own: bool, cleaned: Cleaned,
+                opinion: Opinion | None) -> Completion:
+        """Book the request once: the run's cleaned answer, or the one a strategy gave instead (`opinion`), with
+        which tier answered."""
+        s = self.settings()
         source = Source.TYPED_THROUGH if ticket.typed else Source.MODEL
         first_line = ticket.block and not ticket.typed and ask.remember and bool(cleaned.suggestions)
         cleaning = {**cleaned.cleaning(), **({"first_line_first": True} if first_line else {}),
-                    "unsure": unsure(cleaned.suggestions, ask.kind, self.settings())}  # a hand-off is started for it
+                    "unsure": unsure(cleaned.suggestions, ask.kind, s),  # a pause run or hand-off is started for it
+                    "tier": Tier.KEYSTROKE.value, **(opinion.note if opinion is not None else {})}
+        if opinion is not None and opinion.answer is not None:
+            shown = opinion.answer
+            cleaning.update(tier=Tier.PAUSE.value, keystroke_top_confidence=cleaning.pop("top_confidence"),
+                            unsure=unsure(shown.suggestions, ask.kind, s), top_rules=shown.cleaning()["top_rules"])
+            return replace(shown, result=result).booked(self.records.answered(
+                ask.doc_id, ask.kind, opinion.source, result, ticket.plan.reason, own=own,
+                postprocess_ms=cleaned.postprocess_ms, extra=cleaning))
         return cleaned.booked(self.records.answered(ask.doc_id, ask.kind, source, result, ticket.plan.reason,
                                                     own=own, postprocess_ms=cleaned.postprocess_ms, extra=cleaning))
 

@@ -34,6 +34,7 @@ class Source(TextEnum):
     WARM_UP = "warm-up"
     BLOCK = "block"  # the block decoded after its first line was answered (first line first)
     HANDOFF = "handoff"  # a serving engine's answer where the local one was unsure
+    PAUSE = "pause"  # the pause tier's answer where the keystroke model's was unsure (engine Tier.PAUSE)
     WIDER = "wider"  # a keystroke's wider run, decoded after its blank answer (every candidate was rejected)
     NONE = "none"
 
@@ -47,6 +48,7 @@ class Kind(TextEnum):
     WARM_UP = "warm-up"
     BLOCK = "block"
     HANDOFF = "handoff"
+    PAUSE = "pause"  # a pause-tier run (its own record: its engine cost), for a request whose answer was unsure
     WIDER = "wider"
     DECIDE = "decide"
     STRUCTURED = "structured"

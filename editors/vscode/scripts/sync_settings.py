@@ -16,7 +16,7 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
-from laya_lsp.config import CHOICES, LIMITS, FallbackSettings, Settings, _camel
+from laya_lsp.config import CHOICES, FallbackSettings, PauseSettings, Settings, _camel, limits_of
 
 PACKAGE = Path(__file__).resolve().parents[1] / "package.json"
 
@@ -56,6 +56,11 @@ DESCRIPTIONS = {
     "fallback.deadline_ms": "Milliseconds a completion's hand-off may take; later, the local answer stands.",
     "fallback.context_chars": "Characters of the document around the cursor a completion's hand-off sends "
                               "(fit them to the server model's context).",
+    "pause.model": "The pause tier: a larger local model that answers where the keystroke model is unsure; "
+                   "empty: the embedded one where shipped, off: none, else a model directory or repo id.",
+    "pause.min_confidence": "Confidence the pause tier's answer is cut at (under its own calibration); below 0: "
+                            "its calibration's threshold.",
+    "pause.deadline_ms": "Milliseconds a request whose keystroke answer is unsure waits for the pause tier.",
 }
 
 # Settings of the extension itself (never sent to the server).
@@ -96,10 +101,10 @@ def _default(f: Any) -> Any:
 def server_properties() -> dict[str, dict[str, Any]]:
     """One entry per server setting, in config.py's order, with its default and limits."""
     props: dict[str, dict[str, Any]] = {}
-    groups = [("", Settings), ("fallback.", FallbackSettings)]
+    groups = [("", Settings), ("fallback.", FallbackSettings), ("pause.", PauseSettings)]
     for prefix, cls in groups:
         for f in fields(cls):
-            if f.name == "fallback":
+            if f.name in ("fallback", "pause"):
                 continue
             key = prefix + f.name
             prop: dict[str, Any] = {
@@ -109,8 +114,9 @@ def server_properties() -> dict[str, dict[str, Any]]:
             }
             if f.name in CHOICES:
                 prop["enum"] = list(CHOICES[f.name])
-            if f.name in LIMITS:
-                prop["minimum"], prop["maximum"] = LIMITS[f.name]
+            bounds = limits_of(prefix.rstrip("."), f.name)
+            if bounds is not None:
+                prop["minimum"], prop["maximum"] = bounds
             props["laya." + prefix + _camel(f.name)] = prop
     return props
 

@@ -1,6 +1,7 @@
 """One mlx-lm prompt cache per document: longest-common-prefix reuse, exact trimming, LRU by bytes; and the KV
 states of prompts asked without a document (decisions' contexts, structured prompts) in mlx-lm's own
-`LRUPromptCache`; `CacheStore` keeps both under one byte budget."""
+`LRUPromptCache`; `CacheStore` keeps both for one model, and `CacheBudget` keeps every model's stores (the
+keystroke tier's, the pause tier's) under one byte budget."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from mlx_lm.models.cache import (
     trim_prompt_cache,
 )
 
+from ..tiers import Tier
 from .context_window import ContextWindow
 
 
@@ -35,6 +37,7 @@ class DocumentCache:
     layers: list[Any]
     ids: list[int] = field(default_factory=list)
     window: ContextWindow = field(default_factory=ContextWindow)
+    tier: Tier = Tier.KEYSTROKE  # whose model's KV it holds: a batched step never mixes models
 
     @property
     def nbytes(self) -> int:
@@ -114,25 +117,83 @@ class ContextCache:
         self.lru.trim_to(n_sequences=0)
 
 
+class CacheBudget:
+    """One byte budget over the cache stores of every tier. Eviction order: kept contexts first, then the pause
+    tier's documents (least recently used first), then the keystroke tier's; a store never evicts from a tier
+    before its own in that order (pause-tier work never evicts a keystroke cache: its own is reset instead)."""
+
+    ORDER = (Tier.PAUSE, Tier.KEYSTROKE)
+
+    def __init__(self, budget_bytes: int) -> None:
+        self.budget_bytes = budget_bytes
+        self.stores: dict[Tier, CacheStore] = {}
+
+    def join(self, store: CacheStore) -> None:
+        """`store` is its tier's store from now on (a reload replaces the old one)."""
+        self.stores[store.tier] = store
+
+    def leave(self, tier: Tier) -> None:
+        self.stores.pop(tier, None)
+
+    def ordered(self) -> list[CacheStore]:
+        return [self.stores[t] for t in self.ORDER if t in self.stores]
+
+    def total_bytes(self) -> int:
+        return sum(s.total_bytes() for s in self.stores.values())
+
+    def enforce(self, store: CacheStore | None = None, keep: str | None = None) -> list[str]:
+        """Trim kept contexts, then evict LRU documents (never `keep` of `store`), until every store together is
+        under budget; returns the evicted document ids. With `store`, only its tier and those before it in
+        `ORDER` give way."""
+        stores = self.ordered()
+        documents = sum(s.document_bytes() for s in stores)
+        for s in stores:
+            s.contexts.lru.max_bytes = self.budget_bytes
+            others = sum(o.contexts.nbytes for o in stores if o is not s)
+            s.contexts.trim_to(max(0, self.budget_bytes - documents - others))
+        evicted: list[str] = []
+        reach = stores if store is None else stores[: stores.index(store) + 1] if store in stores else [store]
+        for s in reach:
+            evicted += s.evict_until(self, keep if s is store else None)
+        if store is not None and keep is not None and self.total_bytes() > self.budget_bytes:
+            doc = store.peek(keep)
+            if doc is not None:  # a single document larger than what is left keeps nothing between requests
+                doc.reset()
+        return evicted
+
+
 class CacheStore:
-    """All documents' caches and the kept contexts', evicting least-recently-used ones to stay under one byte
-    budget: contexts give way first (a document's cache serves every keystroke).
+    """All documents' caches and the kept contexts' for one model (one tier), evicting least-recently-used
+    ones to stay under the byte budget it shares (`CacheBudget`): contexts give way first (a document's cache
+    serves every keystroke).
 
     Only the inference worker touches it, so it needs no lock.
     """
 
-    def __init__(self, model: Any, budget_bytes: int) -> None:
+    def __init__(self, model: Any, budget_bytes: int, tier: Tier = Tier.KEYSTROKE,
+                 budget: CacheBudget | None = None) -> None:
         self.model = model
-        self.budget_bytes = budget_bytes
+        self.tier = tier
+        self.budget = budget or CacheBudget(budget_bytes)
+        self.budget.budget_bytes = budget_bytes
+        self.budget.join(self)
         self._docs: OrderedDict[str, DocumentCache] = OrderedDict()
         self.contexts = ContextCache(budget_bytes)
         self.evictions = 0
+
+    @property
+    def budget_bytes(self) -> int:
+        return self.budget.budget_bytes
+
+    @budget_bytes.setter
+    def budget_bytes(self, n: int) -> None:
+        self.budget.budget_bytes = n
 
     def get(self, doc_id: str) -> DocumentCache:
         """The document's cache (created empty if missing), marked most recently used."""
         cache = self._docs.get(doc_id)
         if cache is None:
-            cache = DocumentCache(make_prompt_cache(self.model))
+            cache = DocumentCache(make_prompt_cache(self.model), tier=self.tier)
             self._docs[doc_id] = cache
         self._docs.move_to_end(doc_id)
         return cache
@@ -161,22 +222,21 @@ class CacheStore:
         return {k: c.nbytes for k, c in self._docs.items()}
 
     def enforce_budget(self, keep: str | None = None) -> list[str]:
-        """Forget kept contexts, then evict LRU documents (never `keep`), until the total is under budget;
-        returns evicted document ids."""
-        self.contexts.lru.max_bytes = self.budget_bytes
-        self.contexts.trim_to(max(0, self.budget_bytes - self.document_bytes()))
+        """Forget kept contexts, then evict LRU documents (never `keep`), until every store sharing the budget
+        together is under it; returns evicted document ids (`CacheBudget.enforce`)."""
+        return self.budget.enforce(self, keep)
+
+    def evict_until(self, budget: CacheBudget, keep: str | None) -> list[str]:
+        """Evict this store's LRU documents (never `keep`) while `budget`'s stores together are over it."""
         evicted = []
         for doc_id in list(self._docs):
-            if self.total_bytes() <= self.budget_bytes:
+            if budget.total_bytes() <= budget.budget_bytes:
                 break
             if doc_id == keep:
                 continue
             del self._docs[doc_id]
             evicted.append(doc_id)
         self.evictions += len(evicted)
-        if keep is not None and self.total_bytes() > self.budget_bytes and keep in self._docs:
-            # A single document larger than the whole budget keeps nothing between requests.
-            self._docs[keep].reset()
         return evicted
 
     def __contains__(self, doc_id: str) -> bool:

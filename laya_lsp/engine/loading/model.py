@@ -33,6 +33,8 @@ _BRACKETS = frozenset(OPENERS + CLOSERS)
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "default"
+# The embedded pause-tier model (tiers.py), where it is shipped: its absence means no pause tier by default.
+PAUSE_MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "pause"
 # What load_model reads from a Hugging Face snapshot: configs, weights, tokenizer files.
 MODEL_FILES = ["*.json", "*.safetensors", "tokenizer.model", "*.tiktoken", "*.txt"]
 Progress = Callable[[str, int], None]

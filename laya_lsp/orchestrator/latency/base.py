@@ -12,7 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 from ...engine import Job
 from ...syntax import CompletionPlan, SyntaxDocument
-from ..answers import Completion
+from ..answers import Cleaned, Completion
 from ..records import Kind, Records, Source
 
 
@@ -55,6 +55,16 @@ class Ticket:
     block: bool = False  # the job decodes fewer lines than the plan allows; the block follows in the background
 
 
+@dataclass(frozen=True)
+class Opinion:
+    """A strategy's answer for a request whose model answer was unsure, in the same response: `answer` (None: the
+    model's answer stands) booked as `source`; `note` goes into the request's record (why, and from where)."""
+
+    answer: Cleaned | None
+    source: Source
+    note: dict[str, object]
+
+
 class LatencyStrategy:
     """A latency trick beside the flow. The flow calls each hook on every strategy, in the strategies' order;
     a strategy overrides the hooks it needs (the others do nothing)."""
@@ -75,6 +85,11 @@ class LatencyStrategy:
 
     def answered(self, ask: Ask, answer: Completion, ticket: Ticket) -> None:
         """`ask`, which remembers, got `answer` (with suggestions) from a model run."""
+
+    async def second_opinion(self, ask: Ask, answer: Cleaned) -> Opinion | None:
+        """`ask`'s model answer (cleaned, not booked yet) is unsure: another answer for the same response, or
+        None (this strategy has none to give). The flow waits for it: a strategy bounds its own wait."""
+        return None
 
     def settled(self, ask: Ask, answer: Completion) -> None:
         """`ask`, which remembers, is answered with `answer` from a model run (suggestions or none)."""
