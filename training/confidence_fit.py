@@ -53,7 +53,8 @@ from laya_lsp.syntax import SyntaxDocument
 DATA = ROOT / "training" / "confidence"
 EMBEDDED = ROOT / "laya_lsp" / "models" / "default"
 SETTINGS = {"candidates": 2, "debounceMs": 0, "typedThrough": False, "speculative": False, "warmUp": False,
-            "crossFileTokens": 0, "minConfidence": 0.0, "widerCandidates": 0}
+            "crossFileTokens": 0, "minConfidence": 0.0, "widerCandidates": 0,
+            "pause": {"model": "off"}}  # one model at a time: the model being calibrated answers everything
 LANGS = ["python", "javascript", "typescript", "go", "rust", "c", "cpp", "java"]
 MODELS = {  # name: (features, L2 per feature)
     "baseline": (["min"], {}),

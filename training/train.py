@@ -166,7 +166,8 @@ def main() -> None:
     ap.add_argument("--time-budget", type=float, default=600.0, help="seconds of training when --steps is 0")
     ap.add_argument("--warmup", type=int, default=200, help="warm-up steps")
     ap.add_argument("--decay-frac", type=float, default=0.25, help="last fraction of the run spent decaying lr")
-    ap.add_argument("--init", default="", help="start from these weights (a checkpoint of the same shape)")
+    ap.add_argument("--init", default="", help="start from these weights (a checkpoint of the same shape, or a shipped "
+                    "model's model.safetensors, bf16 or mlx-lm 4-bit)")
     ap.add_argument("--fim-rate", type=float, default=0.8)
     ap.add_argument("--spm-rate", type=float, default=0.5)
     ap.add_argument("--repo-rate", type=float, default=0.1)
@@ -198,10 +199,10 @@ def main() -> None:
     vocab = Tokenizer.from_file(args.tokenizer + "/tokenizer.json").get_vocab_size()
     config = llama_config(args.shape, vocab, args.seq)
     model = LlamaForCausalLM(config)
-    if args.init:
-        from safetensors.torch import load_file
-        missing, unexpected = model.load_state_dict({k: v.float() for k, v in load_file(args.init).items()},
-                                                    strict=False)
+    if args.init:  # a training checkpoint, or a shipped model (bf16, or 4-bit: dequantized, ckpt_pack.py)
+        from ckpt_pack import read_float32
+        missing, unexpected = model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in
+                                                     read_float32(Path(args.init)).items()}, strict=False)
         assert not unexpected and set(missing) <= {"lm_head.weight"}, (missing, unexpected)
         model.tie_weights()
     model = model.to(dev)
