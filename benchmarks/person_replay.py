@@ -202,6 +202,7 @@ class Session:
     lines: list[TypedLine] = field(default_factory=list)
     unmatched_records: int = 0  # lines whose inline records in laya/stats did not pair one to one with its pauses
     model: dict[str, Any] = field(default_factory=dict)
+    pause_model: Any = None  # laya/stats' `pauseModel` at the end: the pause tier's model, or "off"/"none"/...
     start_ms: float = 0.0
     wall_s: float = 0.0
 
@@ -317,6 +318,7 @@ async def person_session(files: list[tuple[str, Path]], lines: dict[Path, list[L
                 out.pauses += pauses
             rc.client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(buf.uri)))
         out.wall_s = round(time.perf_counter() - t1, 1)
+        out.pause_model = (await rc.stats(recent=0)).get("pauseModel")
     finally:
         await rc.stop()
     return out
@@ -362,7 +364,8 @@ def summarize(s: Session) -> dict[str, Any]:
     return {"overall": measures(s.pauses, s.lines),
             "by_language": {lang: measures([p for p in s.pauses if p.language == lang],
                                            [ln for ln in s.lines if ln.language == lang]) for lang in langs},
-            "unmatched_record_lines": s.unmatched_records, "server_start_ms": s.start_ms, "wall_s": s.wall_s}
+            "unmatched_record_lines": s.unmatched_records, "pause_model": s.pause_model,
+            "server_start_ms": s.start_ms, "wall_s": s.wall_s}
 
 
 # --- the run -------------------------------------------------------------------------------------------------
@@ -398,6 +401,12 @@ def parse_configs(raw: list[str], compare: bool, base: dict[str, Any]) -> dict[s
             raise SystemExit(f"--config wants NAME=JSON, got {item!r}")
         out[name] = merge(base, json.loads(text or "{}"))
     return out
+
+
+def describe(pause_model: Any) -> str:
+    if isinstance(pause_model, dict):
+        return str(pause_model.get("name") or pause_model.get("path") or "on")
+    return str(pause_model)
 
 
 def table(results: dict[str, dict[str, Any]]) -> str:
@@ -442,11 +451,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                        "lines": [ln.__dict__ for ln in s.lines]}
             o = results[name][style]["overall"]
             print(f"  {o['pauses']} pauses, shown {o['shown']:.1%}, accepted of shown {o['accepted_of_shown']:.1%}, "
-                  f"chars saved {o['chars_saved']:.1%}, p50 {o['latency'].get('p50_ms')} ms ({s.wall_s} s)",
+                  f"chars saved {o['chars_saved']:.1%}, p50 {o['latency'].get('p50_ms')} ms ({s.wall_s} s; pause "
+                  f"tier: {describe(s.pause_model)})",
                   flush=True)
     payload: dict[str, Any] = {
         "args": {k: v for k, v in vars(args).items() if k != "out"},
-        "configs": configs, "server_command": command[2:],
+        "configs": configs, "server_command": ["laya-lsp", *command[3:]],
         "model": {k: model.get(k) for k in ("name", "params", "fim", "layout") if k in model},
         "files": {lang: [p.name for lg, p in files if lg == lang] for lang in args.languages},
         "lines": {p.name: [ln.number + 1 for ln in v] for p, v in lines.items()},
