@@ -206,3 +206,28 @@ async def test_a_missing_pause_model_is_reported_and_the_keystroke_model_serves(
     texts, record = await inline(client, uri, DOC)
     assert texts and record["source"] == "model", record
     assert (await stats(client))["pauseModel"] == "none" and await pause_runs(client) == []
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=DEFAULT_SERVER_CMD))
+async def warm_client(lsp_client: LanguageClient, standin: Path):
+    """Warm-up on (the default): opening a document prefills both tiers' caches in the background."""
+    options = {**BASE, "warmUp": True, "pause": {"model": str(standin)}}
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), process_id=None, initialization_options=options))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_opening_a_document_prefills_the_pause_tiers_cache_too(warm_client: LanguageClient):
+    """So the first unsure answer at a pause pays for the new tokens only, not for a cold prompt."""
+    client = warm_client
+    uri = "file:///warm.py"
+    open_doc(client, uri, DOC * 3)
+    for _ in range(600):  # bounded: the background prefill (the pause model loads first) ends within it
+        report = await stats(client, recent=0)
+        warmed = {d["uri"] for d in report["pauseDocuments"] if d["cacheBytes"] > 0}
+        if uri in warmed:
+            break
+        await asyncio.sleep(0.1)
+    assert uri in warmed and uri in {d["uri"] for d in report["documents"]}, report
+    assert await pause_runs(client) == [], "warmed, not answered: no pause run"

@@ -1,13 +1,17 @@
 """Warm-up: a document's cache is prefilled in the background (no decoding) when it is opened or focused, so
-the first keystroke pays only for its new tokens; while a model loads, once it has loaded."""
+the first keystroke pays only for its new tokens; while a model loads, once it has loaded. The pause tier's cache
+is prefilled too, after the keystroke model's (both are background work, which every keystroke job stops): its
+first answer at a pause then pays for the new tokens only, not for the whole prompt (a cold 1,000-token prompt
+takes the 35M pause model seconds on a CPU, past `pause.deadlineMs`)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 
 from ...config import Settings
-from ...engine import Engine
+from ...engine import Engine, PauseState, Tier
 from ...syntax import CompletionPlan, SyntaxDocument
 from ..records import Kind, Records, Source
 from ..waiting import ModelGate
@@ -58,6 +62,9 @@ class WarmUp(LatencyStrategy):
         request = self.background.request_for(doc_id, doc, offset, Kind.WARM_UP, plan, None, debounce=False,
                                               background=True, source="warm-up")
         self.records.when_done(self.engine.prefill(request), doc_id, Kind.WARM_UP, Source.WARM_UP, plan.reason)
+        if self.engine.pause_state() in (PauseState.QUEUED, PauseState.LOADED):
+            paused = replace(request, tier=Tier.PAUSE)
+            self.records.when_done(self.engine.prefill(paused), doc_id, Kind.WARM_UP, Source.WARM_UP, plan.reason)
 
     def closed(self, doc_id: str) -> None:
         for task in self.waiting.pop(doc_id, set()):
