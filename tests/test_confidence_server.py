@@ -11,7 +11,9 @@ from lsphelpers import change, open_doc, position_at, server_session, stats
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-BASE = {"debounceMs": 0, "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0}
+# The keystroke model's own cut (what the pause tier does with what it withholds: test_pause_tier).
+BASE = {"debounceMs": 0, "typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0,
+        "pause": {"model": "off"}}
 DOC = "import os\n\n\ndef main():\n    value = os.getcwd()\n    result = "
 
 

@@ -29,7 +29,8 @@ SOURCE = (Path(sysconfig.get_paths()["stdlib"]) / "textwrap.py").read_text()
 
 # The latency tricks (answers without a model run, background work) are tested in test_latency_tricks.py.
 ENGINE_ONLY = {"typedThrough": False, "speculative": False, "warmUp": False, "crossFileTokens": 0,
-               "steerNames": False}  # steering waits a bounded time for its analysis: answers would vary with load
+               "steerNames": False,  # steering waits a bounded time for its analysis: answers would vary with load
+               "pause": {"model": "off"}}  # one model's engine (the two tiers: test_pause_engine, test_pause_tier)
 
 
 def _tiny_qwen3() -> Path:

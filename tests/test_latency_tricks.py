@@ -11,7 +11,8 @@ from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 # The embedded model with post-processing on, as users run it; no debounce.
-BASE = {"debounceMs": 0, "candidates": 3, "maxTokens": 12}
+# The keystroke model's tricks, each record its own (the pause tier answering unsure positions: test_pause_tier).
+BASE = {"debounceMs": 0, "candidates": 3, "maxTokens": 12, "pause": {"model": "off"}}
 
 DOC = "import os\n\n\ndef main():\n    value = os.getcwd()\n    print(value)\n"
 

@@ -41,7 +41,7 @@ PATCHES = {"laya_lsp.engine.facade": lambda module: wrap(module, "load_model", _
 URI = "file:///loading/early.py"
 TEXT = "def early(values):\n    return "
 # The embedded model: its text survives post-processing (on, as by default), so "answered" means candidates.
-SETTINGS = {"speculative": False}
+SETTINGS = {"speculative": False, "pause": {"model": "off"}}  # the keystroke model loads (the pause tier: elsewhere)
 
 
 def _hook(tmp_path: Path) -> tuple[dict[str, str], Path]:
