@@ -2,7 +2,8 @@
 the first keystroke pays only for its new tokens; while a model loads, once it has loaded. The pause tier's cache
 is prefilled too, after the keystroke model's (both are background work, which every keystroke job stops): its
 first answer at a pause then pays for the new tokens only, not for the whole prompt (a cold 1,000-token prompt
-takes the 35M pause model seconds on a CPU, past `pause.deadlineMs`)."""
+takes the 35M pause model seconds on a CPU, past `pause.deadlineMs`); once the pause model is loaded (its load
+waits for an idle worker or the first pause-tier answer: a warm-up does not start it)."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ class WarmUp(LatencyStrategy):
         request = self.background.request_for(doc_id, doc, offset, Kind.WARM_UP, plan, None, debounce=False,
                                               background=True, source="warm-up")
         self.records.when_done(self.engine.prefill(request), doc_id, Kind.WARM_UP, Source.WARM_UP, plan.reason)
-        if self.engine.pause_state() in (PauseState.QUEUED, PauseState.LOADED):
+        if self.engine.pause_state() is PauseState.LOADED:  # a queued load is not started by a warm-up
             paused = replace(request, tier=Tier.PAUSE)
             self.records.when_done(self.engine.prefill(paused), doc_id, Kind.WARM_UP, Source.WARM_UP, plan.reason)
 
