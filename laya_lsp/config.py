@@ -57,8 +57,8 @@ class PauseSettings:
     # Its answer is cut at this calibrated confidence (under its own calibration); below 0 (the default): its
     # calibration's threshold, else the `minConfidence` default.
     min_confidence: float = PAUSE_OWN_THRESHOLD
-    # How long a request whose keystroke answer is unsure waits for the pause tier's; later, the keystroke answer
-    # stands (the pause tier's is kept for the next request at that text).
+    # How long an inline request whose keystroke answer is unsure waits for the pause tier's (completion lists never
+    # wait); later, the keystroke answer stands (the pause tier's is kept for the next request at that text).
     deadline_ms: int = 600
 
 

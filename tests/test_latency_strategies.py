@@ -489,6 +489,16 @@ async def test_an_unsure_keystroke_answer_is_answered_by_the_pause_tier_in_the_s
     assert again.stats.source is Source.PAUSE and len(engine.requests) == 2
 
 
+async def test_a_completion_list_never_waits_for_the_pause_tier():
+    """The list is asked for at every keystroke: an unsure one stays the keystroke model's, at its latency."""
+    flow, engine, _records = _pause_flow(lambda _r: ["total(values)"])
+    engine.reply = lambda r: ["total(values)"] if r.tier is Tier.PAUSE else ["]"]
+    doc = SyntaxDocument(UNSURE_TEXT, "python", "file:///list.py")
+    answer = await flow.complete("list", doc, len(UNSURE_TEXT), Kind.COMPLETION, version=1)
+    assert answer is not None and "total(values)" not in [x.text for x in answer.suggestions]
+    assert [r.tier for r in engine.requests] == [Tier.KEYSTROKE]
+
+
 async def test_a_sure_keystroke_answer_never_runs_the_pause_tier():
     flow, engine, _records = _pause_flow(lambda _r: ["total(values)"])
     doc = SyntaxDocument(UNSURE_TEXT, "python", "file:///s.py")

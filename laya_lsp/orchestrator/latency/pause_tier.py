@@ -1,6 +1,7 @@
-"""The pause tier: where the keystroke model's answer is unsure (nothing passed the checks, or what this kind
-shows was cut short or withheld below `minConfidence`: `unsure`), the engine's pause-tier model answers the same
-position at the same document version, in the same response.
+"""The pause tier: where the keystroke model's ghost text is unsure (nothing passed the checks, or it was cut
+short or withheld below `minConfidence`: `unsure`), the engine's pause-tier model answers the same position at the
+same document version, in the same response. Completion lists never wait for it: the editor asks for them at
+every keystroke, and their keystroke latency stays what it was.
 
 The request waits for it up to `pause.deadlineMs`. Its answer is cleaned by the same post-processing and syntax
 checks, cut under the pause model's own calibration (confidence.json by its weights' fingerprint) at
@@ -114,8 +115,8 @@ class PauseTier(LatencyStrategy):
         s = self.settings()
         if self.engine.pause_state() not in (PauseState.QUEUED, PauseState.LOADED) or not answer.plan.complete:
             return None
-        if ask.kind not in (Kind.COMPLETION, Kind.INLINE) or not ask.current():
-            return None
+        if ask.kind is not Kind.INLINE or not ask.current():
+            return None  # ghost text only: the completion list is asked at every keystroke and never waits
         if not unsure(answer.suggestions, ask.kind, s):
             return None  # a confident keystroke answer never waits
         entry = self.runs.get(ask.doc_id)
