@@ -498,6 +498,34 @@ def _work(doc: tuple[str, str, str, str, str, str]) -> tuple[tuple[str, str, str
     return doc, features(doc[4])
 
 
+
+class Admission:
+    """The corpus-wide filters after a document's features: exact duplicates, contamination, near duplicates (in
+    that order); what it drops is counted in `dropped`, contaminated files listed in `contaminated`."""
+
+    def __init__(self, near: NearDupIndex, dropped: Counter[str]) -> None:
+        self.near, self.dropped = near, dropped
+        self.exact: set[bytes] = set()
+        self.contaminated: list[dict] = []
+
+    def admit(self, src: str, rel: str, reason: str | None, key: bytes, overlaps: list[int],
+              sig: np.ndarray | None) -> bool:
+        if not reason and key in self.exact:
+            reason = "exact-dup"
+        if reason:
+            self.dropped[reason] += 1
+            return False
+        self.exact.add(key)
+        hits = [(s.name, o) for s, o in zip(EVAL_SETS, overlaps) if o >= s.min_overlap]
+        if hits:
+            self.dropped["contaminated"] += 1
+            self.contaminated += [{"source": src, "path": rel, "set": n, "overlap": o} for n, o in hits]
+            return False
+        if self.near.seen(sig):
+            self.dropped["near-dup"] += 1
+            return False
+        return True
+
 # ----------------------------------------------------------------------------------------------- installed packages
 INSTALLED_SKIP = ("nvidia-", "cuda-", "jax-cuda", "cupy-cuda")  # NVIDIA's own licences, or CUDA's headers inside
 INSTALLED_DIST_CAP = 48 * 2**20  # bytes of one distribution (torch, transformers: tens of MB of unique source)
@@ -606,7 +634,6 @@ def installed_main(site: Path, pack: Path, out: Path, report: Path, workers: int
     dropped: Counter[str] = Counter()
     per_source: dict[str, Counter[str]] = defaultdict(Counter)
     lang_bytes: Counter[str] = Counter()
-    contaminated: list[dict] = []
 
     def candidates() -> Iterator[tuple[str, str, str, str, str, str]]:
         for d in dists:
@@ -621,23 +648,12 @@ def installed_main(site: Path, pack: Path, out: Path, report: Path, workers: int
                 size += len(text)
                 yield src, lic, rel, lang, text, src
 
-    exact: set[bytes] = set()
+    admission = Admission(near, dropped)
+    contaminated = admission.contaminated
     n_docs = 0
     with open(out, "w") as f, multiprocessing.Pool(workers) as pool:
         for (src, lic, rel, lang, text, _), (reason, key, overlaps, sig) in pool.imap(_work, candidates(), 16):
-            if not reason and key in exact:
-                reason = "exact-dup"
-            if reason:
-                dropped[reason] += 1
-                continue
-            exact.add(key)
-            hits = [(s.name, o) for s, o in zip(EVAL_SETS, overlaps) if o >= s.min_overlap]
-            if hits:
-                dropped["contaminated"] += 1
-                contaminated += [{"source": src, "path": rel, "set": n, "overlap": o} for n, o in hits]
-                continue
-            if near.seen(sig):
-                dropped["near-dup"] += 1
+            if not admission.admit(src, rel, reason, key, overlaps, sig):
                 continue
             f.write(json.dumps({"src": src, "path": rel, "lang": lang, "text": text}) + "\n")
             n_docs += 1
@@ -713,8 +729,8 @@ def main() -> None:
                     offered[lang] += size
                     yield src, lic, rel, lang, text, uid
 
-    exact: set[bytes] = set()
-    contaminated: list[dict] = []
+    admission = Admission(near, dropped)
+    contaminated = admission.contaminated
     per_source: dict[str, Counter[str]] = defaultdict(Counter)
     per_unit: Counter[str] = Counter()
     lang_bytes: Counter[str] = Counter()
@@ -726,19 +742,7 @@ def main() -> None:
                 reason = "language-cap"
             elif per_unit[uid] + size > UNIT_CAP[uid_kind[uid]]:
                 reason = "source-cap"
-            elif not reason and key in exact:
-                reason = "exact-dup"
-            if reason:
-                dropped[reason] += 1
-                continue
-            exact.add(key)
-            hits = [(s.name, o) for s, o in zip(EVAL_SETS, overlaps) if o >= s.min_overlap]
-            if hits:
-                dropped["contaminated"] += 1
-                contaminated += [{"source": src, "path": rel, "set": n, "overlap": o} for n, o in hits]
-                continue
-            if near.seen(sig):
-                dropped["near-dup"] += 1
+            if not admission.admit(src, rel, reason, key, overlaps, sig):
                 continue
             out.write(json.dumps({"src": src, "path": rel, "lang": lang, "text": text}) + "\n")
             n_docs += 1
